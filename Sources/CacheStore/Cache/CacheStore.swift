@@ -1,0 +1,185 @@
+import Observation
+
+/// A thread-safe cache of values of any type, by key.
+///
+/// Values are read back typed, scopes give a feature its own view of a subset of the keys, and reads
+/// are observable key by key.
+///
+/// ```swift
+/// enum Key { case count, name }
+///
+/// let cache = CacheStore<Key>(initialValues: [.count: 0])
+/// cache.set(value: "Ada", forKey: .name)
+/// cache.update(.count, as: Int.self) { count in count = (count ?? 0) + 1 }
+///
+/// cache.get(.count, as: Int.self)      // 1
+/// cache.get(.name, as: Int.self)       // nil: not an Int
+/// try cache.resolve(.name, as: String.self) // "Ada"
+/// ```
+///
+/// Every method may be called from any thread. Setting an `Optional` that is `nil` removes the key;
+/// a non-nil `Optional` is stored unwrapped, so it reads back as its wrapped type.
+///
+/// ## Observation
+///
+/// Reading a key inside `withObservationTracking` (or a SwiftUI view's `body`) tracks that key only:
+/// a write to another key does not fire it. Observers run after the write is applied, so reading in
+/// `onChange` sees the new value. For code without SwiftUI, ``changes`` is an `AsyncSequence` of the
+/// keys that changed.
+public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @unchecked Sendable {
+    let node: StorageNode<Key>
+
+    /// Creates a cache holding `initialValues`.
+    ///
+    /// Values that are `nil` optionals are left out; other optionals are stored unwrapped.
+    ///
+    /// - Parameter initialValues: The values the cache starts with, by key.
+    public init(initialValues: [Key: Any]) {
+        node = RootNode(values: initialValues.compactMapValues(flattenedOptional))
+    }
+
+    init(node: StorageNode<Key>) {
+        self.node = node
+    }
+
+    /// The value of `key` as a `Value`.
+    ///
+    /// ```swift
+    /// let name = cache.get(.name, as: String.self)
+    /// let count: Int? = cache.get(.count)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key to read.
+    ///   - as: The type to read the value as; inferred from the context when left out.
+    /// - Returns: The value, or `nil` when `key` has no value or its value is not a `Value`.
+    public func get<Value>(_ key: Key, as: Value.Type = Value.self) -> Value? {
+        node.lock.withLock { node.valueLocked(key) } as? Value
+    }
+
+    /// The value of `key` as a `Value`, or an error that says why there is none.
+    ///
+    /// ```swift
+    /// let url = try cache.resolve(.url, as: URL.self)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - key: The key to read.
+    ///   - as: The type to read the value as; inferred from the context when left out.
+    /// - Returns: The value of `key`.
+    /// - Throws: ``MissingRequiredKeysError`` when `key` has no value; ``InvalidTypeError`` when its
+    ///   value is not a `Value`.
+    public func resolve<Value>(_ key: Key, as: Value.Type = Value.self) throws -> Value {
+        guard let value = node.lock.withLock({ node.valueLocked(key) }) else {
+            throw MissingRequiredKeysError(keys: [key])
+        }
+        guard let typed = value as? Value else {
+            throw InvalidTypeError(key: key, expectedType: Value.self, actualValue: value)
+        }
+        return typed
+    }
+
+    /// Sets the value of `key`; setting an `Optional` that is `nil` removes the key.
+    ///
+    /// ```swift
+    /// cache.set(value: 42, forKey: .count)
+    /// cache.set(value: nil as Int?, forKey: .count) // removes .count
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - value: The new value. A non-nil `Optional` is stored unwrapped.
+    ///   - key: The key to set.
+    public func set<Value>(value: Value, forKey key: Key) {
+        write(storableValue(value), for: key)
+    }
+
+    /// Removes `key` and its value. Removing an absent key does nothing.
+    ///
+    /// - Parameter key: The key to remove.
+    public func remove(_ key: Key) {
+        write(nil, for: key)
+    }
+
+    /// Whether `key` has a value.
+    ///
+    /// - Parameter key: The key to look up.
+    /// - Returns: `true` when `key` has a value of any type.
+    public func contains(_ key: Key) -> Bool {
+        node.lock.withLock { node.valueLocked(key) } != nil
+    }
+
+    /// Reads, changes and writes back the value of `key` in one atomic step.
+    ///
+    /// No other write to the cache can happen between the read and the write, so concurrent updates
+    /// are never lost:
+    ///
+    /// ```swift
+    /// cache.update(.count, as: Int.self) { count in
+    ///     count = (count ?? 0) + 1
+    /// }
+    /// ```
+    ///
+    /// - Important: `updater` runs while the cache is locked: it must not use this cache (or a scope
+    ///   of it) itself, or it deadlocks.
+    /// - Parameters:
+    ///   - key: The key to update.
+    ///   - as: The type of the value; inferred from `updater` when left out.
+    ///   - updater: Changes the value in place. It receives `nil` when `key` has no value or a value of
+    ///     another type; setting `nil` removes the key.
+    public func update<Value>(_ key: Key, as: Value.Type = Value.self, updater: (inout Value?) -> Void) {
+        var batch = ChangeBatch()
+        node.lock.withLock {
+            var value = node.valueLocked(key) as? Value
+            updater(&value)
+            node.writeLocked(value.flatMap(storableValue), for: key, into: &batch)
+        }
+        batch.publish()
+    }
+
+    /// Every value that is a `Value`, by key.
+    ///
+    /// ```swift
+    /// let counters = cache.valuesInCache(ofType: Int.self)
+    /// ```
+    ///
+    /// - Parameter ofType: The type of the values to return; inferred from the context when left out.
+    /// - Returns: The keys whose values are `Value`s, with those values.
+    public func valuesInCache<Value>(ofType: Value.Type = Value.self) -> [Key: Value] {
+        allValues.compactMapValues { value in value as? Value }
+    }
+
+    /// Every key that has a value, with its value.
+    public var allValues: [Key: Any] {
+        node.lock.withLock { node.allValuesLocked() }
+    }
+
+    /// An independent cache holding the values this one holds now.
+    ///
+    /// Later writes to either are not seen by the other. Copying a scope gives a plain cache of the
+    /// scope's visible keys.
+    ///
+    /// - Returns: A new cache with a snapshot of ``allValues``.
+    public func copy() -> CacheStore<Key> {
+        CacheStore(initialValues: allValues)
+    }
+
+    /// The keys that change, after each change, as an `AsyncSequence`.
+    ///
+    /// Each element is the set of keys one write (or one ``Store`` action) changed. When the consumer
+    /// falls behind, waiting sets are merged into one, so no change is lost and memory stays bounded.
+    ///
+    /// ```swift
+    /// for await keys in cache.changes {
+    ///     if keys.contains(.posts) { redraw() }
+    /// }
+    /// ```
+    public var changes: CacheStoreChanges<Key> {
+        CacheStoreChanges(node: node)
+    }
+
+    func write(_ value: Any?, for key: Key) {
+        var batch = ChangeBatch()
+        _ = node.lock.withLock { node.writeLocked(value, for: key, into: &batch) }
+        batch.publish()
+    }
+}

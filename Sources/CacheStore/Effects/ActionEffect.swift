@@ -1,0 +1,122 @@
+import Foundation
+
+/// Work a handler asks its store to do after an action: usually async, ending in another action.
+///
+/// Return one from a ``StoreActionHandler``, or `.none` (that is, `nil`) for no work:
+///
+/// ```swift
+/// enum CancelID { case fetchPosts }
+///
+/// case .fetchPosts:
+///     cacheStore.set(value: true, forKey: .isLoading)
+///     return ActionEffect(id: CancelID.fetchPosts) {
+///         .postsResponse(await dependency.fetchPosts())
+///     }
+/// case .refresh:
+///     return ActionEffect(.fetchPosts)    // handled right after this action
+/// case .startTimer:
+///     return .run(id: CancelID.timer) { send in
+///         for tick in 1... {
+///             try? await Task.sleep(for: .seconds(1))
+///             send(.tick(tick))
+///         }
+///     }
+/// ```
+///
+/// Every effect has an ``id``. Starting an effect whose id is still running cancels the running one
+/// first, and ``Store/cancel(id:)`` cancels one by id; a cancelled effect never delivers its action.
+///
+/// `ActionEffect` declares no `none` member of its own: handlers return `ActionEffect<Action>?`, and
+/// `.none` there is `Optional.none`, which is unambiguous.
+public struct ActionEffect<Action> {
+    /// The identity under which the effect runs; a new effect with the same id replaces it.
+    public let id: AnyHashable
+    let work: Work
+
+    enum Work {
+        /// An action to handle at once, right after the current one.
+        case action(Action)
+        /// An async operation that may end in one action.
+        case single(@Sendable () async -> Action?)
+        /// An async operation that sends any number of actions over time.
+        case sequence(@Sendable (Send<Action>) async -> Void)
+    }
+
+    /// An effect that runs `effect` concurrently and handles the action it returns, if any.
+    ///
+    /// ```swift
+    /// return ActionEffect(id: CancelID.fetchPosts) {
+    ///     .postsResponse(await dependency.fetchPosts())
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - id: The effect's identity; by default a new `UUID`, so it replaces nothing.
+    ///   - effect: The work. It runs in its own task, so it can check `Task.isCancelled`.
+    public init(id: AnyHashable = UUID(), effect: @escaping @Sendable () async -> Action?) {
+        self.id = id
+        self.work = .single(effect)
+    }
+
+    /// An effect that delivers `action` at once: it is handled right after the current action, before
+    /// the outermost ``Store/handle(action:)`` returns.
+    ///
+    /// - Parameter action: The action to handle next.
+    public init(_ action: Action) {
+        self.id = UUID()
+        self.work = .action(action)
+    }
+
+    /// An effect that may send any number of actions while it runs.
+    ///
+    /// ```swift
+    /// return .run(id: CancelID.download) { send in
+    ///     for await progress in dependency.download() {
+    ///         send(.progress(progress))
+    ///     }
+    ///     send(.finished)
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - id: The effect's identity; by default a new `UUID`, so it replaces nothing.
+    ///   - operation: The work; it sends actions through the ``Send`` it is given. Once the effect is
+    ///     cancelled, what it sends is dropped.
+    /// - Returns: The effect.
+    public static func run(
+        id: AnyHashable = UUID(),
+        operation: @escaping @Sendable (_ send: Send<Action>) async -> Void
+    ) -> ActionEffect {
+        ActionEffect(id: id, work: .sequence(operation))
+    }
+
+    private init(id: AnyHashable, work: Work) {
+        self.id = id
+        self.work = work
+    }
+}
+
+/// `AnyHashable` is not marked `Sendable`, but effect ids are immutable values by contract.
+extension ActionEffect: @unchecked Sendable where Action: Sendable {}
+
+/// Sends actions from a running ``ActionEffect/run(id:operation:)`` effect back to its store.
+///
+/// Call it like a function: `send(.progress(0.5))`. The action is handled before the call returns,
+/// unless the effect was cancelled, in which case it is dropped.
+public struct Send<Action>: Sendable {
+    private let deliver: @Sendable (Action) -> Void
+
+    /// Creates a `Send` that hands each action to `deliver`.
+    ///
+    /// - Parameter deliver: Receives every action sent.
+    public init(_ deliver: @escaping @Sendable (Action) -> Void) {
+        self.deliver = deliver
+    }
+
+    /// Sends `action` to the store.
+    ///
+    /// - Parameter action: The action to handle.
+    public func callAsFunction(_ action: Action) {
+        deliver(action)
+    }
+}

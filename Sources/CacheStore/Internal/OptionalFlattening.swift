@@ -1,0 +1,34 @@
+/// A type-erased view of `Optional`, so a value typed `Any` that holds an optional can be unwrapped.
+private protocol OptionalProtocol {
+    var wrappedAny: Any? { get }
+}
+
+extension Optional: OptionalProtocol {
+    fileprivate var wrappedAny: Any? {
+        switch self {
+        case .some(let wrapped): flattenedOptional(wrapped)
+        case .none: nil
+        }
+    }
+}
+
+/// `value` with every level of `Optional` removed: `nil` for any `.none`, the wrapped value otherwise.
+///
+/// The cache stores unwrapped values, so `Optional<Int>.some(1)` is stored as `1` and reads back as
+/// `Int`, and setting `Optional.none` removes the key.
+package func flattenedOptional(_ value: Any) -> Any? {
+    if let optional = value as? any OptionalProtocol {
+        return optional.wrappedAny
+    }
+    return value
+}
+
+/// `value` unwrapped as with ``flattenedOptional(_:)``, skipping the dynamic cast when `Value` is
+/// statically known not to be an optional or an existential that could hold one.
+@inline(__always)
+package func storableValue<Value>(_ value: Value) -> Any? {
+    if Value.self is any OptionalProtocol.Type || Value.self == Any.self {
+        return flattenedOptional(value)
+    }
+    return value
+}

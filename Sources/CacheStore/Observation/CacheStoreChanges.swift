@@ -1,0 +1,107 @@
+/// The keys of a ``CacheStore`` (or ``Store``) that change, as an `AsyncSequence`.
+///
+/// Each element is the set of keys one write or one action changed. A consumer that falls behind
+/// receives the waiting sets merged into one: no change is lost, and memory stays bounded however
+/// slow the consumer is. Iteration ends when the task is cancelled or the store is released.
+///
+/// ```swift
+/// let redraws = Task {
+///     for await keys in store.changes where keys.contains(.posts) {
+///         render(store.get(.posts, as: [Post].self) ?? [])
+///     }
+/// }
+/// ```
+///
+/// Subscription starts when the iterator is made (`for await` makes it): changes before that are not
+/// delivered.
+public struct CacheStoreChanges<Key: Hashable & SendableMetatype>: AsyncSequence, @unchecked Sendable {
+    /// The keys one change (or several merged) touched.
+    public typealias Element = Set<Key>
+
+    let node: StorageNode<Key>
+
+    /// Starts listening for changes.
+    ///
+    /// - Returns: An iterator that yields the changed keys.
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(buffer: ChangeBuffer(node: node))
+    }
+
+    /// Yields the keys that changed, waiting for the next change when none is buffered.
+    public struct Iterator: AsyncIteratorProtocol {
+        let buffer: ChangeBuffer<Key>
+
+        /// The next set of changed keys, or `nil` once the task is cancelled or the store released.
+        public mutating func next() async -> Set<Key>? {
+            await buffer.next()
+        }
+    }
+}
+
+/// Changed keys waiting for an iterator, merged while it is busy.
+final class ChangeBuffer<Key: Hashable & SendableMetatype>: Finishing, @unchecked Sendable {
+    private let lock = Lock()
+    private var pending: Set<Key> = []
+    /// The suspended `next()`; keys cross to it in a box, as `Key` need not be `Sendable`.
+    private var waiter: CheckedContinuation<UncheckedSendable<Set<Key>>?, Never>?
+    private var isFinished = false
+    private var subscription: Subscription?
+
+    init(node: StorageNode<Key>) {
+        subscription = node.subscribe(
+            Subscriber(
+                onChange: { [weak self] keys in self?.receive(keys) },
+                onEnd: { [weak self] in self?.finish() }))
+    }
+
+    deinit { subscription?.cancel() }
+
+    func next() async -> Set<Key>? {
+        let finisher: any Finishing = self
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<UncheckedSendable<Set<Key>>?, Never>) in
+                lock.lock()
+                if !pending.isEmpty {
+                    let keys = pending
+                    pending = []
+                    lock.unlock()
+                    continuation.resume(returning: UncheckedSendable(keys))
+                } else if isFinished || Task.isCancelled {
+                    lock.unlock()
+                    continuation.resume(returning: nil)
+                } else {
+                    waiter = continuation
+                    lock.unlock()
+                }
+            }
+        } onCancel: {
+            finisher.finish()
+        }?.value
+    }
+
+    private func receive(_ keys: Set<Key>) {
+        lock.lock()
+        guard let waiter else {
+            pending.formUnion(keys)
+            lock.unlock()
+            return
+        }
+        self.waiter = nil
+        lock.unlock()
+        waiter.resume(returning: UncheckedSendable(keys))
+    }
+
+    func finish() {
+        let waiter = lock.withLock {
+            isFinished = true
+            defer { self.waiter = nil }
+            return self.waiter
+        }
+        waiter?.resume(returning: nil)
+    }
+}
+
+/// Something that can be ended from a cancellation handler, which must not capture generic types.
+protocol Finishing: Sendable {
+    func finish()
+}

@@ -1,0 +1,160 @@
+extension Store {
+    /// A store for one feature, with its own keys, actions and dependency, over this store's state.
+    ///
+    /// The scoped store reads and writes this store's state live, through `keyTransformation` (see
+    /// ``CacheStore/scope(keyTransformation:defaultCache:)``). Its actions are handled by
+    /// `actionHandler`, one at a time together with this store's. After a scoped action is handled,
+    /// `actionTransformation` may map it to an action of this store, which is then handled here too.
+    ///
+    /// ```swift
+    /// let filter = appStore.scope(
+    ///     keyTransformation: (
+    ///         from: { appKey in appKey == .selectedUser ? .userID : nil },
+    ///         to: { filterKey in filterKey == .userID ? .selectedUser : nil }
+    ///     ),
+    ///     actionHandler: filterHandler,
+    ///     dependencyTransformation: { app in app.filter },
+    ///     actionTransformation: { filterAction in
+    ///         if case .select = filterAction { .refresh } else { nil }
+    ///     }
+    /// )
+    /// ```
+    ///
+    /// The scoped store keeps this store alive; this store does not keep the scoped store. Effects of
+    /// the scoped store run (and are cancelled) in the scoped store.
+    ///
+    /// - Parameters:
+    ///   - keyTransformation: Maps keys between this store (`from`) and the scoped store (`to`).
+    ///   - actionHandler: Handles the scoped store's actions.
+    ///   - dependencyTransformation: Derives the scoped store's dependency from this store's.
+    ///   - defaultCache: Initial values of the scope's own keys, and fallbacks for mapped keys.
+    ///   - actionTransformation: Maps a scoped action to an action of this store, or `nil` for none.
+    /// - Returns: The scoped store.
+    public func scope<ScopedKey: Hashable & SendableMetatype, ScopedAction, ScopedDependency>(
+        keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
+        actionHandler: StoreActionHandler<ScopedKey, ScopedAction, ScopedDependency>,
+        dependencyTransformation: (Dependency) -> ScopedDependency,
+        defaultCache: [ScopedKey: Any] = [:],
+        actionTransformation: @escaping (ScopedAction?) -> Action? = { _ in nil }
+    ) -> Store<ScopedKey, ScopedAction, ScopedDependency> {
+        scoped(
+            cacheStore: cacheStore.scope(keyTransformation: keyTransformation, defaultCache: defaultCache),
+            actionHandler: actionHandler,
+            dependency: dependencyTransformation(dependency),
+            actionTransformation: actionTransformation)
+    }
+
+    /// A store for one feature over the keys in `keys` of this store's state.
+    ///
+    /// As ``scope(keyTransformation:actionHandler:dependencyTransformation:defaultCache:actionTransformation:)``,
+    /// with the keys of this store: keys outside `keys` are invisible to the scoped store.
+    ///
+    /// ```swift
+    /// let session = appStore.scope(
+    ///     keys: [.token, .userID],
+    ///     actionHandler: sessionHandler,
+    ///     dependencyTransformation: { app in app.session }
+    /// )
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keys: The keys the scoped store shows.
+    ///   - actionHandler: Handles the scoped store's actions.
+    ///   - dependencyTransformation: Derives the scoped store's dependency from this store's.
+    ///   - actionTransformation: Maps a scoped action to an action of this store, or `nil` for none.
+    /// - Returns: The scoped store.
+    public func scope<ScopedAction, ScopedDependency>(
+        keys: Set<Key>,
+        actionHandler: StoreActionHandler<Key, ScopedAction, ScopedDependency>,
+        dependencyTransformation: (Dependency) -> ScopedDependency,
+        actionTransformation: @escaping (ScopedAction?) -> Action? = { _ in nil }
+    ) -> Store<Key, ScopedAction, ScopedDependency> {
+        scoped(
+            cacheStore: cacheStore.scope(keys: keys),
+            actionHandler: actionHandler,
+            dependency: dependencyTransformation(dependency),
+            actionTransformation: actionTransformation)
+    }
+
+    /// A read-only store over part of this store's state: it has no actions, so it never changes
+    /// the state itself, but it sees every change live.
+    ///
+    /// ```swift
+    /// let header = appStore.actionlessScope(
+    ///     keyTransformation: (from: { $0 == .userName ? .title : nil }, to: { $0 == .title ? .userName : nil }),
+    ///     dependencyTransformation: { _ in () }
+    /// )
+    /// header.get(.title, as: String.self)
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - keyTransformation: Maps keys between this store (`from`) and the scoped store (`to`).
+    ///   - dependencyTransformation: Derives the scoped store's dependency from this store's.
+    ///   - defaultCache: Initial values of the scope's own keys, and fallbacks for mapped keys.
+    /// - Returns: The scoped store.
+    public func actionlessScope<ScopedKey: Hashable & SendableMetatype, ScopedDependency>(
+        keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
+        dependencyTransformation: (Dependency) -> ScopedDependency,
+        defaultCache: [ScopedKey: Any] = [:]
+    ) -> Store<ScopedKey, Void, ScopedDependency> {
+        scope(
+            keyTransformation: keyTransformation,
+            actionHandler: .none,
+            dependencyTransformation: dependencyTransformation,
+            defaultCache: defaultCache)
+    }
+
+    private func scoped<ScopedKey: Hashable & SendableMetatype, ScopedAction, ScopedDependency>(
+        cacheStore: CacheStore<ScopedKey>,
+        actionHandler: StoreActionHandler<ScopedKey, ScopedAction, ScopedDependency>,
+        dependency: ScopedDependency,
+        actionTransformation: @escaping (ScopedAction?) -> Action?
+    ) -> Store<ScopedKey, ScopedAction, ScopedDependency> {
+        Store<ScopedKey, ScopedAction, ScopedDependency>(
+            cacheStore: cacheStore,
+            queue: queue,
+            actionHandler: actionHandler,
+            dependency: dependency,
+            forwardToParent: { [self] action in
+                if let parentAction = actionTransformation(action) { handle(action: parentAction) }
+            })
+    }
+}
+
+extension Store where Dependency == Void {
+    /// A scoped store whose handler needs no dependency.
+    ///
+    /// - Parameters:
+    ///   - keyTransformation: Maps keys between this store (`from`) and the scoped store (`to`).
+    ///   - actionHandler: Handles the scoped store's actions.
+    ///   - defaultCache: Initial values of the scope's own keys, and fallbacks for mapped keys.
+    ///   - actionTransformation: Maps a scoped action to an action of this store, or `nil` for none.
+    /// - Returns: The scoped store.
+    public func scope<ScopedKey: Hashable & SendableMetatype, ScopedAction>(
+        keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
+        actionHandler: StoreActionHandler<ScopedKey, ScopedAction, Void>,
+        defaultCache: [ScopedKey: Any] = [:],
+        actionTransformation: @escaping (ScopedAction?) -> Action? = { _ in nil }
+    ) -> Store<ScopedKey, ScopedAction, Void> {
+        scope(
+            keyTransformation: keyTransformation,
+            actionHandler: actionHandler,
+            dependencyTransformation: { _ in () },
+            defaultCache: defaultCache,
+            actionTransformation: actionTransformation)
+    }
+
+    /// A read-only scoped store whose parent needs no dependency.
+    ///
+    /// - Parameters:
+    ///   - keyTransformation: Maps keys between this store (`from`) and the scoped store (`to`).
+    ///   - defaultCache: Initial values of the scope's own keys, and fallbacks for mapped keys.
+    /// - Returns: The scoped store.
+    public func actionlessScope<ScopedKey: Hashable & SendableMetatype>(
+        keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
+        defaultCache: [ScopedKey: Any] = [:]
+    ) -> Store<ScopedKey, Void, Void> {
+        actionlessScope(
+            keyTransformation: keyTransformation, dependencyTransformation: { _ in () }, defaultCache: defaultCache)
+    }
+}

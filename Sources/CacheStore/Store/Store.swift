@@ -1,0 +1,201 @@
+import Foundation
+import Observation
+
+/// An action-driven owner of keyed state: you send it actions, and read its state.
+///
+/// All state changes go through a ``StoreActionHandler``; the effects it returns run concurrently
+/// and feed their actions back into the store.
+///
+/// ```swift
+/// let store = Store(
+///     initialValues: [.url: URL(string: "https://example.com/posts")!],
+///     actionHandler: postsHandler,
+///     dependency: .live
+/// )
+///
+/// store.handle(action: .fetchPosts)
+/// store.get(.isLoading, as: Bool.self) // true: the handler ran before `handle` returned
+/// ```
+///
+/// ## Threading
+///
+/// A store may be used from any thread or task. It handles one action at a time (together with its
+/// scoped stores); an action sent while another is being handled on the same thread — by a handler,
+/// an observer, an immediate effect — is queued and handled right after it, before the outermost
+/// ``handle(action:)`` returns.
+///
+/// ## Effects
+///
+/// An effect whose id is still running is cancelled when a new one with that id starts; ``cancel(id:)``
+/// cancels one; a cancelled effect never delivers its action. Releasing the store cancels all its
+/// effects: a running effect holds the store weakly.
+public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: Observable, ActionHandling,
+    @unchecked Sendable
+{
+    /// The store's state: the read API forwards to it.
+    let cacheStore: CacheStore<Key>
+    let queue: ActionQueue
+    private let actionHandler: StoreActionHandler<Key, Action, Dependency>
+    let dependency: Dependency
+    private let effects = EffectRunner()
+    /// Hands an action on to the parent store, for a scoped store; runs after this store's handler.
+    private let forwardToParent: ((Action) -> Void)?
+    let debugLog = DebugLog()
+
+    /// Creates a store holding `initialValues`, changed by `actionHandler`.
+    ///
+    /// - Parameters:
+    ///   - initialValues: The state the store starts with, by key. `nil` optionals are left out.
+    ///   - actionHandler: Changes the state for each action.
+    ///   - dependency: Passed to the handler with each action: the clients, clocks and other
+    ///     services effects use.
+    public convenience init(
+        initialValues: [Key: Any],
+        actionHandler: StoreActionHandler<Key, Action, Dependency>,
+        dependency: Dependency
+    ) {
+        self.init(
+            cacheStore: CacheStore(initialValues: initialValues),
+            queue: ActionQueue(),
+            actionHandler: actionHandler,
+            dependency: dependency,
+            forwardToParent: nil)
+    }
+
+    init(
+        cacheStore: CacheStore<Key>,
+        queue: ActionQueue,
+        actionHandler: StoreActionHandler<Key, Action, Dependency>,
+        dependency: Dependency,
+        forwardToParent: ((Action) -> Void)?
+    ) {
+        self.cacheStore = cacheStore
+        self.queue = queue
+        self.actionHandler = actionHandler
+        self.dependency = dependency
+        self.forwardToParent = forwardToParent
+    }
+
+    deinit {
+        effects.cancelAll()
+    }
+
+    /// Handles `action`: runs the handler, applies its writes, and starts its effect.
+    ///
+    /// When it returns, the state is updated — also for actions queued meanwhile by the handler, by
+    /// observers or by immediate effects. Actions sent from several threads are handled one at a time,
+    /// none lost.
+    ///
+    /// - Parameter action: The action to handle.
+    public func handle(action: Action) {
+        queue.run { [self] in process(action) }
+    }
+
+    /// Cancels the effect running under `id`. A cancelled effect never delivers its action.
+    ///
+    /// ```swift
+    /// store.cancel(id: CancelID.fetchPosts)
+    /// ```
+    ///
+    /// - Parameter id: The id the effect was started with.
+    public func cancel(id: AnyHashable) {
+        effects.cancel(id)
+    }
+
+    /// The ids of the effects running now.
+    public var runningEffectIDs: Set<AnyHashable> {
+        effects.ids
+    }
+
+    /// Handles `action` and starts its effect: the store's own action path, on the queue.
+    private func process(_ action: Action) {
+        let effect = apply(action).effect
+        if let effect { run(effect) }
+        forwardToParent?(action)
+    }
+
+    /// Runs the handler for `action` and commits its writes, without running its effect.
+    ///
+    /// This is the one path every action's state change takes: ``handle(action:)`` and `TestStore` both
+    /// use it. Must run on the store's queue.
+    ///
+    /// - Returns: Each key the handler wrote, with its value before and after; and its effect.
+    package func apply(_ action: Action) -> (changes: [StateChange<Key>], effect: ActionEffect<Action>?) {
+        let transaction = TransactionNode(over: cacheStore.node)
+        var state = CacheStore(node: transaction)
+        let effect = actionHandler.handle(store: &state, action: action, dependency: dependency)
+        let changes =
+            state.node === transaction
+            ? commit(transaction) : replaceState(discarding: transaction, with: state.allValues)
+        debugLog.record(action: action, changes: changes)
+        return (changes, effect)
+    }
+
+    private func commit(_ transaction: TransactionNode<Key>) -> [StateChange<Key>] {
+        var batch = ChangeBatch()
+        let changes = cacheStore.node.lock.withLock { transaction.commitLocked(into: &batch) }
+        batch.publish()
+        return changes
+    }
+
+    /// Applies a handler that assigned a whole new cache to its `inout` state: every key takes the
+    /// value the new cache holds (keys it lacks are removed). O(keys), unlike a normal action.
+    private func replaceState(discarding transaction: TransactionNode<Key>, with values: [Key: Any])
+        -> [StateChange<Key>]
+    {
+        var batch = ChangeBatch()
+        let node = cacheStore.node
+        let changes = node.lock.withLock {
+            transaction.discardLocked()
+            let current = node.allValuesLocked()
+            return Set(current.keys).union(values.keys).map { key in
+                StateChange(key: key, before: node.writeLocked(values[key], for: key, into: &batch), after: values[key])
+            }
+        }
+        batch.publish()
+        return changes
+    }
+
+    /// Starts `effect`: an immediate action is queued, async work runs in its own task.
+    package func run(_ effect: ActionEffect<Action>) {
+        switch effect.work {
+        case .action(let action):
+            handle(action: action)
+        case .single(let operation):
+            effects.start(effect.id) { [weak self] ticket in
+                let action = await operation()
+                self?.deliver(action, from: ticket, isLast: true)
+            }
+        case .sequence(let operation):
+            effects.start(effect.id) { [weak self] ticket in
+                await operation(Send { [weak self] action in self?.deliver(action, from: ticket, isLast: false) })
+                self?.effects.finish(ticket)
+            }
+        }
+    }
+
+    /// Handles an action an effect produced, unless the effect was cancelled or replaced by then.
+    ///
+    /// The check runs in the action's turn on the queue, so a cancel that comes first always wins.
+    private func deliver(_ action: Action?, from ticket: EffectRunner.Ticket, isLast: Bool) {
+        guard let action else {
+            if isLast { effects.finish(ticket) }
+            return
+        }
+        queue.run { [self] in
+            let isCurrent = isLast ? effects.finish(ticket) : effects.isRunning(ticket)
+            if isCurrent { process(action) }
+        }
+    }
+}
+
+extension Store where Dependency == Void {
+    /// Creates a store whose handler needs no dependency.
+    ///
+    /// - Parameters:
+    ///   - initialValues: The state the store starts with, by key.
+    ///   - actionHandler: Changes the state for each action.
+    public convenience init(initialValues: [Key: Any], actionHandler: StoreActionHandler<Key, Action, Void>) {
+        self.init(initialValues: initialValues, actionHandler: actionHandler, dependency: ())
+    }
+}

@@ -1,0 +1,106 @@
+/// Describes how a ``Store`` changes its state for each action, and what effect follows.
+///
+/// The handler receives the store's state as an `inout` ``CacheStore``, the action, and the store's
+/// dependency. It may read and write any key; its writes become visible together when it returns.
+///
+/// ```swift
+/// let counterHandler = StoreActionHandler<Key, Action, Void> { cacheStore, action, _ in
+///     switch action {
+///     case .increment:
+///         cacheStore.update(.count, as: Int.self) { count in count = (count ?? 0) + 1 }
+///         return .none
+///     case .incrementLater:
+///         return ActionEffect { .increment }
+///     }
+/// }
+/// ```
+///
+/// Handlers compose: ``init(combining:)`` runs several in order, and ``before(_:)`` / ``after(_:)``
+/// add hooks around one (the `enrich` and `after` interceptors of re-frame-style libraries).
+///
+/// A handler must be `Sendable`, as the store may run it on any thread: it captures no mutable state.
+public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Dependency>: Sendable {
+    /// The function that handles one action.
+    public typealias Handler = @Sendable (inout CacheStore<Key>, Action, Dependency) -> ActionEffect<Action>?
+
+    private let handler: Handler
+
+    /// Creates a handler from a function.
+    ///
+    /// - Parameter handler: Changes the state for an action and returns the effect to run, or `.none`.
+    public init(_ handler: @escaping Handler) {
+        self.handler = handler
+    }
+
+    /// A handler that handles nothing: the state never changes and no effect runs.
+    public static var none: StoreActionHandler {
+        StoreActionHandler { _, _, _ in nil }
+    }
+
+    /// A handler that runs each of `handlers` in order on the same state.
+    ///
+    /// Each sees the writes of the ones before it. Their effects all run: when more than one returns
+    /// an effect, they are merged into one ``ActionEffect/run(id:operation:)`` effect that starts
+    /// them together and sends their actions as they come.
+    ///
+    /// ```swift
+    /// let appHandler = StoreActionHandler(combining: [postsHandler, analyticsHandler])
+    /// ```
+    ///
+    /// - Parameter handlers: The handlers, in the order they run.
+    public init(combining handlers: [StoreActionHandler]) {
+        self.init { cacheStore, action, dependency in
+            let effects = handlers.compactMap { handler in
+                handler.handle(store: &cacheStore, action: action, dependency: dependency)
+            }
+            return ActionEffect.merging(effects)
+        }
+    }
+
+    /// Runs the handler for `action`.
+    ///
+    /// - Parameters:
+    ///   - store: The state to change.
+    ///   - action: The action to handle.
+    ///   - dependency: The store's dependency.
+    /// - Returns: The effect to run next, or `nil`.
+    public func handle(store: inout CacheStore<Key>, action: Action, dependency: Dependency) -> ActionEffect<Action>? {
+        handler(&store, action, dependency)
+    }
+
+    /// This handler, with `hook` running before it on the same state.
+    ///
+    /// ```swift
+    /// let stamped = postsHandler.before { cacheStore, _, dependency in
+    ///     cacheStore.set(value: dependency.now(), forKey: .lastActionAt)
+    /// }
+    /// ```
+    ///
+    /// - Parameter hook: Runs first; its writes are part of the same action.
+    /// - Returns: The combined handler.
+    public func before(_ hook: @escaping @Sendable (inout CacheStore<Key>, Action, Dependency) -> Void) -> Self {
+        StoreActionHandler { cacheStore, action, dependency in
+            hook(&cacheStore, action, dependency)
+            return handle(store: &cacheStore, action: action, dependency: dependency)
+        }
+    }
+
+    /// This handler, with `hook` running after it on the same state: to enrich the state the handler
+    /// left (deduplicate, derive, validate) or to observe it.
+    ///
+    /// ```swift
+    /// let deduplicated = todosHandler.after { cacheStore, _, _ in
+    ///     cacheStore.update(.todos, as: [String].self) { todos in todos = todos.map { Array(Set($0)) } }
+    /// }
+    /// ```
+    ///
+    /// - Parameter hook: Runs last; its writes are part of the same action.
+    /// - Returns: The combined handler.
+    public func after(_ hook: @escaping @Sendable (inout CacheStore<Key>, Action, Dependency) -> Void) -> Self {
+        StoreActionHandler { cacheStore, action, dependency in
+            let effect = handle(store: &cacheStore, action: action, dependency: dependency)
+            hook(&cacheStore, action, dependency)
+            return effect
+        }
+    }
+}
