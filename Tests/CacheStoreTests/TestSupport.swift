@@ -67,3 +67,7 @@ final class Gate: @unchecked Sendable {
         }
     }
 }
+
+/// Plain strings as errors, as the seed README's users write them: `.failure("no url")`.
+// swift-format-ignore: AvoidRetroactiveConformances
+extension String: @retroactive Error {}

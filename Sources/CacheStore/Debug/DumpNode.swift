@@ -34,10 +34,11 @@ package indirect enum DumpNode: Equatable {
         let typeName = String(describing: type(of: value))
 
         func children(labeled: Bool) -> ([Child], Int) {
-            let total = mirror.children.count
+            // A collection's own count is O(1) where a mirror's may walk every element.
+            let total = (value as? any Collection)?.count ?? mirror.children.count
             let shown = mirror.children.prefix(limits.maxChildren).map { child in
                 Child(
-                    label: labeled ? child.label : nil,
+                    label: labeled ? child.label.flatMap(Self.displayedLabel) : nil,
                     node: make(child.value, depth: depth + 1, limits: limits))
             }
             return (shown, total - shown.count)
@@ -51,7 +52,9 @@ package indirect enum DumpNode: Equatable {
             let fields: [Child]
             if payloadMirror.displayStyle == .tuple {
                 fields = payloadMirror.children.map { field in
-                    Child(label: field.label, node: make(field.value, depth: depth + 1, limits: limits))
+                    Child(
+                        label: field.label.flatMap(displayedLabel),
+                        node: make(field.value, depth: depth + 1, limits: limits))
                 }
             } else {
                 fields = [Child(label: nil, node: make(payload.value, depth: depth + 1, limits: limits))]
@@ -90,6 +93,11 @@ package indirect enum DumpNode: Equatable {
         let shown = Array(entries.prefix(limits.maxChildren))
         guard !shown.isEmpty else { return .leaf("[:]") }
         return .group(open: "[", close: "]", children: shown, omitted: entries.count - shown.count)
+    }
+
+    /// A field label as shown: tuple positions (`.0`, `.1`) are not shown.
+    private static func displayedLabel(_ label: String) -> String? {
+        label.hasPrefix(".") ? nil : label
     }
 
     private static func sortedByText(_ children: [Child]) -> [Child] {

@@ -1,0 +1,116 @@
+import CacheStore
+import Foundation
+import Testing
+
+private struct Author: Sendable {
+    var name: String
+    var tags: [String]
+}
+
+private enum Event: Sendable {
+    case idle
+    case loaded(count: Int, source: String)
+    case failed(any Error)
+}
+
+private final class Reference: @unchecked Sendable {
+    let value = 1
+}
+
+@Suite struct ValueDumpTests {
+    @Test func leavesRenderAsSwiftLiterals() {
+        #expect(ValueDump.inline("a \"quoted\"\nline") == #""a \"quoted\"\nline""#)
+        #expect(ValueDump.inline(42) == "42")
+        #expect(ValueDump.inline(2.5) == "2.5")
+        #expect(ValueDump.inline(true) == "true")
+        #expect(ValueDump.inline(URL(string: "https://example.com/a")!) == "URL(https://example.com/a)")
+        #expect(ValueDump.inline(Optional<Int>.none as Any) == "nil")
+        #expect(ValueDump.inline(Optional(3) as Any) == "3")
+    }
+
+    @Test func structsEnumsAndCollections() {
+        #expect(ValueDump.inline(Author(name: "Ada", tags: ["x"])) == #"Author(name: "Ada", tags: ["x"])"#)
+        #expect(ValueDump.inline(Event.idle) == ".idle")
+        #expect(ValueDump.inline(Event.loaded(count: 2, source: "net")) == #".loaded(count: 2, source: "net")"#)
+        #expect(ValueDump.inline(Event.failed("boom")) == #".failed("boom")"#)
+        #expect(ValueDump.inline(["b": 2, "a": 1]) == #"["a": 1, "b": 2]"#)
+        #expect(ValueDump.inline(Set([3, 1, 2])) == "Set([1, 2, 3])")
+        #expect(ValueDump.inline((1, label: "x")) == #"(1, label: "x")"#)
+        #expect(ValueDump.inline([Int]()) == "[]")
+        #expect(ValueDump.inline([String: Int]()) == "[:]")
+    }
+
+    @Test func longValuesBreakIntoIndentedLines() {
+        let authors = [
+            Author(name: "Ada Lovelace", tags: ["mathematics", "engines"]),
+            Author(name: "Grace Hopper", tags: ["compilers"]),
+        ]
+        #expect(
+            ValueDump.lines(authors) == [
+                "[",
+                #"  Author(name: "Ada Lovelace", tags: ["mathematics", "engines"]),"#,
+                #"  Author(name: "Grace Hopper", tags: ["compilers"])"#,
+                "]",
+            ])
+    }
+
+    @Test func hugeCollectionsAreCutWithACount() {
+        let lines = ValueDump.lines(Array(0..<1_000_000))
+        #expect(lines.count == 103)
+        #expect(lines[101] == "  … 999900 more")
+    }
+
+    @Test func inlineIsCutToTheRequestedLength() {
+        let text = ValueDump.inline(String(repeating: "x", count: 500), maxLength: 20)
+        #expect(text.count == 20)
+        #expect(text.hasSuffix("…"))
+    }
+
+    @Test func classesShowTheirFields() {
+        #expect(ValueDump.inline(Reference()) == "Reference(value: 1)")
+    }
+}
+
+@Suite struct StructuralEqualityTests {
+    @Test func equatableValuesUseEquality() {
+        #expect(isStructurallyEqual(1, 1))
+        #expect(!isStructurallyEqual(1, 2))
+        #expect(!isStructurallyEqual(1, "1"))
+        #expect(!isStructurallyEqual(1, 1.0))
+    }
+
+    @Test func nonEquatableValuesCompareStructurally() {
+        #expect(isStructurallyEqual(Author(name: "a", tags: ["x"]), Author(name: "a", tags: ["x"])))
+        #expect(!isStructurallyEqual(Author(name: "a", tags: ["x"]), Author(name: "a", tags: ["y"])))
+        #expect(isStructurallyEqual(Event.loaded(count: 1, source: "s"), Event.loaded(count: 1, source: "s")))
+        #expect(!isStructurallyEqual(Event.loaded(count: 1, source: "s"), Event.loaded(count: 2, source: "s")))
+        #expect(!isStructurallyEqual(Event.idle, Event.loaded(count: 1, source: "s")))
+    }
+
+    @Test func errorsInResultsCompareByTheValueTheyHold() {
+        let failure: Result<Int, any Error> = .failure("no url")
+        #expect(isStructurallyEqual(failure, Result<Int, any Error>.failure("no url")))
+        #expect(!isStructurallyEqual(failure, Result<Int, any Error>.failure("other")))
+        #expect(!isStructurallyEqual(failure, Result<Int, any Error>.success(1)))
+    }
+
+    @Test func arraysKeepOrderSetsAndDictionariesDoNot() {
+        #expect(!isStructurallyEqual([1, 2], [2, 1]))
+        let first: [String: Author] = ["a": Author(name: "a", tags: []), "b": Author(name: "b", tags: [])]
+        let second: [String: Author] = ["b": Author(name: "b", tags: []), "a": Author(name: "a", tags: [])]
+        #expect(isStructurallyEqual(first, second))
+        #expect(!isStructurallyEqual(first, ["a": Author(name: "a", tags: [])]))
+    }
+
+    @Test func optionalsCompareByWrappedValue() {
+        #expect(isStructurallyEqual(Optional(Author(name: "a", tags: [])) as Any, Author(name: "a", tags: [])))
+        #expect(isStructurallyEqual(Optional<Int>.none as Any, Optional<String>.none as Any))
+        #expect(!isStructurallyEqual(Optional<Int>.none as Any, 0))
+    }
+
+    @Test func classesCompareByIdentity() {
+        let shared = Reference()
+        #expect(isStructurallyEqual(shared, shared))
+        #expect(!isStructurallyEqual(Reference(), Reference()))
+    }
+}
