@@ -5,11 +5,20 @@ let package = Package(
     name: "CacheStore",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
     products: [
-        .library(name: "CacheStore", targets: ["CacheStore"])
+        .library(name: "CacheStore", targets: ["CacheStore"]),
+        .library(name: "CacheStoreTesting", targets: ["CacheStoreTesting"]),
     ],
     targets: [
         .target(name: "CacheStore"),
+        .target(name: "CacheStoreTesting", dependencies: ["CacheStore"]),
         .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"]),
+        .testTarget(name: "CacheStoreTestingTests", dependencies: ["CacheStoreTesting"]),
+        // The seed README's tests as an existing user wrote them, in Swift 5 language mode.
+        .testTarget(
+            name: "SeedReadmeSwift5Tests",
+            dependencies: ["CacheStoreTesting"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -6,7 +6,7 @@ extension ActionEffect {
     /// immediate actions are sent first, in order.
     static func merging(_ effects: [ActionEffect]) -> ActionEffect? {
         guard effects.count > 1 else { return effects.first }
-        let parts = UncheckedSendable(effects.map(\.work))
+        let parts = UncheckedSendable(effects.map(\.operation))
         return .run { send in
             await withTaskGroup(of: Void.self) { group in
                 for work in parts.value {

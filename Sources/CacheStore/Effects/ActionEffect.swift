@@ -31,9 +31,11 @@ import Foundation
 public struct ActionEffect<Action> {
     /// The identity under which the effect runs; a new effect with the same id replaces it.
     public let id: AnyHashable
-    let work: Work
+    /// What the effect does; `package` so that `TestStore` can run effects itself.
+    package let operation: Operation
 
-    enum Work {
+    /// The kinds of work an effect does.
+    package enum Operation {
         /// An action to handle at once, right after the current one.
         case action(Action)
         /// An async operation that may end in one action.
@@ -55,7 +57,7 @@ public struct ActionEffect<Action> {
     ///   - effect: The work. It runs in its own task, so it can check `Task.isCancelled`.
     public init(id: AnyHashable = UUID(), effect: @escaping @Sendable () async -> Action?) {
         self.id = id
-        self.work = .single(effect)
+        self.operation = .single(effect)
     }
 
     /// An effect that delivers `action` at once: it is handled right after the current action, before
@@ -64,7 +66,7 @@ public struct ActionEffect<Action> {
     /// - Parameter action: The action to handle next.
     public init(_ action: Action) {
         self.id = UUID()
-        self.work = .action(action)
+        self.operation = .action(action)
     }
 
     /// An effect that may send any number of actions while it runs.
@@ -87,12 +89,12 @@ public struct ActionEffect<Action> {
         id: AnyHashable = UUID(),
         operation: @escaping @Sendable (_ send: Send<Action>) async -> Void
     ) -> ActionEffect {
-        ActionEffect(id: id, work: .sequence(operation))
+        ActionEffect(id: id, operation: .sequence(operation))
     }
 
-    private init(id: AnyHashable, work: Work) {
+    private init(id: AnyHashable, operation: Operation) {
         self.id = id
-        self.work = work
+        self.operation = operation
     }
 }
 

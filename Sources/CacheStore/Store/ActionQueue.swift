@@ -15,6 +15,19 @@ final class ActionQueue: @unchecked Sendable {
     private var isHandling = false
     private var queued: [() -> Void] = []
 
+    /// Runs `body` now, in its own turn, and returns its result. Actions it queues run before this
+    /// returns. Called from inside a turn, it runs nested rather than queued.
+    func runNow<Result>(_ body: () -> Result) -> Result {
+        turn.lock()
+        defer { turn.unlock() }
+        guard !isHandling else { return body() }
+        isHandling = true
+        let result = body()
+        drainQueued()
+        isHandling = false
+        return result
+    }
+
     /// Runs `work` now, or after the current action when called from inside one.
     func run(_ work: @escaping () -> Void) {
         turn.lock()
@@ -25,6 +38,11 @@ final class ActionQueue: @unchecked Sendable {
         }
         isHandling = true
         work()
+        drainQueued()
+        isHandling = false
+    }
+
+    private func drainQueued() {
         var next = 0
         while next < queued.count {
             let item = queued[next]
@@ -32,6 +50,5 @@ final class ActionQueue: @unchecked Sendable {
             item()
         }
         queued.removeAll(keepingCapacity: queued.count <= 1024)
-        isHandling = false
     }
 }

@@ -158,7 +158,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
 
     /// Starts `effect`: an immediate action is queued, async work runs in its own task.
     package func run(_ effect: ActionEffect<Action>) {
-        switch effect.work {
+        switch effect.operation {
         case .action(let action):
             handle(action: action)
         case .single(let operation):

@@ -1,0 +1,40 @@
+import CacheStore
+
+/// An effect a `TestStore` holds instead of running, until a `receive` runs it.
+struct QueuedEffect<Action>: @unchecked Sendable {
+    let id: AnyHashable
+    let operation: ActionEffect<Action>.Operation
+
+    init(_ effect: ActionEffect<Action>) {
+        self.id = effect.id
+        self.operation = effect.operation
+    }
+
+    /// An effect that delivers `action` at once, under `id`: what a multi-action effect leaves queued.
+    init(id: AnyHashable, delivering action: Action) {
+        self.id = id
+        self.operation = .action(action)
+    }
+
+    /// Runs the effect to completion, and returns every action it produced, in order.
+    func run() async -> [Action] {
+        switch operation {
+        case .action(let action):
+            return [action]
+        case .single(let operation):
+            return await operation().map { [$0] } ?? []
+        case .sequence(let operation):
+            let sent = LockedValue<[Action]>([])
+            await operation(Send { action in sent.withValue { $0.append(action) } })
+            return sent.withValue { $0 }
+        }
+    }
+
+    /// Starts the effect in a task that inherits the caller's task-local values (the running test,
+    /// a failure handler), and returns where its actions will arrive.
+    func start() -> Completion<[Action]> {
+        let completion = Completion<[Action]>()
+        Task { completion.complete(await run()) }
+        return completion
+    }
+}

@@ -1,0 +1,129 @@
+import CacheStore
+
+extension TestStore {
+    /// Runs the oldest queued effect to completion, checks that it produced `action`, then handles
+    /// that action as ``send(_:fileID:file:line:column:expecting:)`` does.
+    ///
+    /// ```swift
+    /// store.send(.fetchPosts) { $0.set(value: true, forKey: .isLoading) }
+    /// await store.receive(.postsResponse(.success(posts))) { state in
+    ///     state.set(value: false, forKey: .isLoading)
+    ///     state.set(value: posts, forKey: .posts)
+    /// }
+    /// ```
+    ///
+    /// Actions compare with `==` when `Action` is `Equatable`, and structurally otherwise: enum cases
+    /// and payloads, struct fields, collections, and errors by the value they hold (so
+    /// `.failure("no url")` with a `String` error matches). When an effect sends several actions
+    /// (``ActionEffect/run(id:operation:)``), the first is received and the rest stay queued, first,
+    /// in order.
+    ///
+    /// Fails when no effect is queued, when the effect produced no action or did not finish within
+    /// ``effectTimeout``, or when it produced a different action — then the action it did produce is
+    /// handled, so the state moves on as it would in the app, and the state is not checked.
+    ///
+    /// - Parameters:
+    ///   - action: The action the effect should produce.
+    ///   - fileID: Where a failure is reported (defaults to the caller).
+    ///   - file: Where a failure is reported (defaults to the caller).
+    ///   - line: Where a failure is reported (defaults to the caller).
+    ///   - column: Where a failure is reported (defaults to the caller).
+    ///   - expecting: Applies the changes the received action should make to the state.
+    public func receive(
+        _ action: Action,
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column,
+        expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
+    ) async {
+        let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
+        guard let effect = dequeueOrFail(expecting: action, at: location) else { return }
+        let produced = await effect.start().value(timeout: effectTimeout)
+        finishReceiving(action, from: effect, produced: produced, at: location, expecting: expecting)
+    }
+
+    /// The synchronous form of ``receive(_:fileID:file:line:column:expecting:)-(_,_,_,_,_,_)``, for
+    /// synchronous XCTest methods.
+    ///
+    /// It blocks the calling thread until the effect finishes. On the main thread it keeps the main
+    /// run loop running meanwhile, so an effect that hops to the main actor does not deadlock.
+    ///
+    /// - Parameters:
+    ///   - action: The action the effect should produce.
+    ///   - fileID: Where a failure is reported (defaults to the caller).
+    ///   - file: Where a failure is reported (defaults to the caller).
+    ///   - line: Where a failure is reported (defaults to the caller).
+    ///   - column: Where a failure is reported (defaults to the caller).
+    ///   - expecting: Applies the changes the received action should make to the state.
+    public func receive(
+        _ action: Action,
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column,
+        expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
+    ) {
+        let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
+        guard let effect = dequeueOrFail(expecting: action, at: location) else { return }
+        let produced = effect.start().valueBlocking(timeout: effectTimeout)
+        finishReceiving(action, from: effect, produced: produced, at: location, expecting: expecting)
+    }
+
+    private func dequeueOrFail(expecting action: Action, at location: FailureLocation) -> QueuedEffect<Action>? {
+        if let effect = dequeue() { return effect }
+        TestStoreFailure.report(
+            """
+            Expected to receive \(ValueDump.inline(action)), but no effect is queued.
+            Send the action that starts the effect first, or remove this receive.
+            """,
+            at: location)
+        return nil
+    }
+
+    /// Checks what the effect produced against `expected`, then handles it.
+    ///
+    /// - Parameter produced: The effect's actions in order, or `nil` when it timed out.
+    private func finishReceiving(
+        _ expected: Action,
+        from effect: QueuedEffect<Action>,
+        produced: [Action]?,
+        at location: FailureLocation,
+        expecting: (inout CacheStore<Key>) throws -> Void
+    ) {
+        let id = ValueDump.inline(effect.id.base)
+        guard let produced else {
+            TestStoreFailure.report(
+                """
+                Expected to receive \(ValueDump.inline(expected)), but the effect \(id) did not finish within \
+                \(effectTimeout).
+                Make the effect finish (a mock dependency that returns at once), or raise effectTimeout.
+                """,
+                at: location)
+            return
+        }
+        guard let received = produced.first else {
+            TestStoreFailure.report(
+                """
+                Expected to receive \(ValueDump.inline(expected)), but the effect \(id) finished without \
+                producing an action.
+                Make the effect return the action, or remove this receive.
+                """,
+                at: location)
+            return
+        }
+        requeueFirst(produced.dropFirst().map { QueuedEffect(id: effect.id, delivering: $0) })
+        guard isStructurallyEqual(received, expected) else {
+            let diff = LineDiff.lines(from: ValueDump.lines(expected), to: ValueDump.lines(received))
+            TestStoreFailure.report(
+                (["Received an unexpected action from the effect \(id) (− expected, + received):"]
+                    + diff.map(\.marked)
+                    + ["Fix the action passed to receive(_:), or the effect if it sends the wrong action."])
+                    .joined(separator: "\n"),
+                at: location)
+            handleUnchecked(received)
+            return
+        }
+        handle(received, at: location, expecting: expecting)
+    }
+}

@@ -1,0 +1,243 @@
+import CacheStore
+import Foundation
+
+/// A store for tests: every action's state change is checked exhaustively, and effects wait in a
+/// first-in, first-out queue until the test receives their actions.
+///
+/// ```swift
+/// @Test func fetchPosts() async {
+///     let store = TestStore(
+///         initialValues: [.url: URL(string: "https://example.com/posts")!],
+///         actionHandler: postsHandler,
+///         dependency: .mock
+///     )
+///
+///     store.send(.fetchPosts) { state in
+///         state.set(value: true, forKey: .isLoading)
+///     }
+///     await store.receive(.postsResponse(.success([.mock]))) { state in
+///         state.set(value: false, forKey: .isLoading)
+///         state.set(value: [Post.mock], forKey: .posts)
+///     }
+/// }
+/// ```
+///
+/// - ``send(_:fileID:file:line:column:expecting:)`` handles an action and checks that the state
+///   after it equals the state before it with `expecting` applied — every key, not only the ones
+///   the closure mentions. The action's effect is queued, not run.
+/// - ``receive(_:fileID:file:line:column:expecting:)-(_,_,_,_,_,_)`` runs the oldest queued effect,
+///   checks the action it produced, and handles that action as `send` does.
+/// - Effects still queued when the test store ends are a failure (see ``finish(fileID:file:line:column:)``).
+///
+/// Failures go to Swift Testing or XCTest, or to ``TestStoreFailure/handler``.
+public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependency>: @unchecked Sendable {
+    /// The store under test. Read its state with `get`; send actions through the test store.
+    public let store: Store<Key, Action, Dependency>
+
+    /// How long ``receive(_:fileID:file:line:column:expecting:)-(_,_,_,_,_,_)`` waits for an effect to
+    /// finish before it fails. Ten seconds by default.
+    public var effectTimeout: Duration {
+        get { timeout.withValue { $0 } }
+        set { timeout.withValue { $0 = newValue } }
+    }
+
+    private let creation: FailureLocation
+    private let queue = LockedValue<[QueuedEffect<Action>]>([])
+    private let timeout = LockedValue<Duration>(.seconds(10))
+
+    /// Creates a test store around a new store.
+    ///
+    /// - Parameters:
+    ///   - initialValues: The state the store starts with, by key.
+    ///   - actionHandler: The handler under test.
+    ///   - dependency: The dependency the handler gets: a mock, or ``unimplemented(_:placeholder:fileID:file:line:column:)``
+    ///     closures for what the test should not touch.
+    ///   - fileID: Where leftover effects are reported (defaults to the caller).
+    ///   - file: Where leftover effects are reported (defaults to the caller).
+    ///   - line: Where leftover effects are reported (defaults to the caller).
+    ///   - column: Where leftover effects are reported (defaults to the caller).
+    public convenience init(
+        initialValues: [Key: Any],
+        actionHandler: StoreActionHandler<Key, Action, Dependency>,
+        dependency: Dependency,
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        self.init(
+            store: Store(initialValues: initialValues, actionHandler: actionHandler, dependency: dependency),
+            fileID: fileID, file: file, line: line, column: column)
+    }
+
+    /// Creates a test store around an existing store, scoped stores included.
+    ///
+    /// Effects the store is running already are not queued. Actions a scoped store would forward to
+    /// its parent are not sent there.
+    ///
+    /// - Parameters:
+    ///   - store: The store to test.
+    ///   - fileID: Where leftover effects are reported (defaults to the caller).
+    ///   - file: Where leftover effects are reported (defaults to the caller).
+    ///   - line: Where leftover effects are reported (defaults to the caller).
+    ///   - column: Where leftover effects are reported (defaults to the caller).
+    public init(
+        store: Store<Key, Action, Dependency>,
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        self.store = store
+        self.creation = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
+    }
+
+    deinit {
+        reportPendingEffects(at: creation)
+    }
+
+    /// Sends `action` and checks the state after it exhaustively.
+    ///
+    /// The state after the action must equal the state before it with `expecting` applied. When it
+    /// does not, one failure lists every differing key with its expected (`−`) and actual (`+`) value.
+    /// The action's effect, if any, is queued (replacing a queued effect with the same id).
+    ///
+    /// ```swift
+    /// store.send(.fetchPosts) { state in
+    ///     state.set(value: true, forKey: .isLoading)
+    /// }
+    /// store.send(.noop)  // expects no change at all
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - action: The action to send.
+    ///   - fileID: Where a failure is reported (defaults to the caller).
+    ///   - file: Where a failure is reported (defaults to the caller).
+    ///   - line: Where a failure is reported (defaults to the caller).
+    ///   - column: Where a failure is reported (defaults to the caller).
+    ///   - expecting: Applies the changes the action should make to the state before it.
+    public func send(
+        _ action: Action,
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column,
+        expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
+    ) {
+        handle(
+            action, at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column),
+            expecting: expecting)
+    }
+
+    /// The ids of the queued effects, oldest first, without running them.
+    ///
+    /// ```swift
+    /// store.send(.fetchPosts) { $0.set(value: true, forKey: .isLoading) }
+    /// #expect(store.queuedEffectIDs == [AnyHashable(CancelID.fetchPosts)])
+    /// ```
+    public var queuedEffectIDs: [AnyHashable] {
+        queue.withValue { $0.map(\.id) }
+    }
+
+    /// Removes the queued effects with `id`, so they are neither received nor reported as left over.
+    ///
+    /// - Parameter id: The id the effect was started with.
+    public func cancel(id: AnyHashable) {
+        queue.withValue { $0.removeAll { $0.id == id } }
+    }
+
+    /// Checks that no effect is queued: each one left is reported, in one failure, and removed.
+    ///
+    /// The test store does this itself when it is released; call it to check at a point of your choice.
+    ///
+    /// - Parameters:
+    ///   - fileID: Where a failure is reported (defaults to the caller).
+    ///   - file: Where a failure is reported (defaults to the caller).
+    ///   - line: Where a failure is reported (defaults to the caller).
+    ///   - column: Where a failure is reported (defaults to the caller).
+    public func finish(
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        reportPendingEffects(at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column))
+    }
+
+    /// The same as ``finish(fileID:file:line:column:)``.
+    ///
+    /// - Parameters:
+    ///   - fileID: Where a failure is reported (defaults to the caller).
+    ///   - file: Where a failure is reported (defaults to the caller).
+    ///   - line: Where a failure is reported (defaults to the caller).
+    ///   - column: Where a failure is reported (defaults to the caller).
+    public func assertNoPendingEffects(
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        finish(fileID: fileID, file: file, line: line, column: column)
+    }
+
+    /// Handles `action` on the store without checking the state, and queues the effect.
+    func handleUnchecked(_ action: Action) {
+        if let effect = store.handleWithoutEffects(action).effect { enqueue(QueuedEffect(effect)) }
+    }
+
+    /// Handles `action` on the store, checks the state against `expecting`, and queues the effect.
+    func handle(_ action: Action, at location: FailureLocation, expecting: (inout CacheStore<Key>) throws -> Void) {
+        let expected: ExpectedState<Key>
+        do {
+            expected = try store.expectedState(expecting)
+        } catch {
+            handleUnchecked(action)
+            TestStoreFailure.report(
+                "The expectation for \(ValueDump.inline(action)) threw \(ValueDump.inline(error)).", at: location)
+            return
+        }
+        let (changes, effect) = store.handleWithoutEffects(action)
+        let mismatches = StateMismatch.find(
+            expected: expected, actual: changes,
+            currentValue: store.currentValue,
+            currentKeys: { Set(store.allValues.keys) })
+        if !mismatches.isEmpty {
+            TestStoreFailure.report(StateMismatch.message(after: action, mismatches), at: location)
+        }
+        if let effect { enqueue(QueuedEffect(effect)) }
+    }
+
+    /// Queues `effect` last, replacing a queued effect with the same id as a running store would.
+    func enqueue(_ effect: QueuedEffect<Action>) {
+        queue.withValue { queued in
+            queued.removeAll { $0.id == effect.id }
+            queued.append(effect)
+        }
+    }
+
+    /// Takes the oldest queued effect, if any.
+    func dequeue() -> QueuedEffect<Action>? {
+        queue.withValue { $0.isEmpty ? nil : $0.removeFirst() }
+    }
+
+    /// Puts `effects` back at the front of the queue, in order.
+    func requeueFirst(_ effects: [QueuedEffect<Action>]) {
+        queue.withValue { $0.insert(contentsOf: effects, at: 0) }
+    }
+
+    private func reportPendingEffects(at location: FailureLocation) {
+        let pending = queue.withValue { queued in
+            defer { queued = [] }
+            return queued.map(\.id)
+        }
+        guard !pending.isEmpty else { return }
+        let count = pending.count == 1 ? "1 is" : "\(pending.count) are"
+        let pronoun = pending.count == 1 ? "it" : "them"
+        TestStoreFailure.report(
+            (["Expected no queued effects when the test store ended, but \(count) still queued:"]
+                + pending.map { "  - \(ValueDump.inline($0.base))" }
+                + ["Receive \(pronoun) with receive(_:), or cancel \(pronoun) with cancel(id:)."])
+                .joined(separator: "\n"),
+            at: location)
+    }
+}
