@@ -1,0 +1,79 @@
+import CacheStoreTesting
+import Testing
+import XCTest
+
+@Suite struct SwiftTestingReportingTests {
+    @Test func failuresAreRecordedAsIssuesAtTheCallersLocation() {
+        let store = makeLoadStore()
+        let sendLine = #line + 2
+        withKnownIssue {
+            store.send(.nextPage) { _ in }
+        } matching: { issue in
+            issue.sourceLocation?.line == sendLine
+                && issue.sourceLocation?.fileName == "NativeReportingTests.swift"
+                && issue.comments.contains { $0.rawValue.hasPrefix("State after .nextPage does not match") }
+        }
+    }
+
+    @Test func leftoverEffectsAreRecordedAtTheCreationLine() {
+        let creationLine = #line + 2
+        withKnownIssue {
+            let store = makeLoadStore()
+            store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+        } matching: { issue in
+            issue.sourceLocation?.line == creationLine
+                && issue.comments.contains { $0.rawValue.contains("but 1 is still queued") }
+        }
+    }
+}
+
+/// Runs on XCTest, where failures go to `XCTFail`. Inside `capturingFailures` they are captured instead
+/// of failing the test; everywhere else they fail it as usual.
+final class XCTestReportingTests: XCTestCase {
+    private var captured: [(description: String, line: Int)] = []
+    private var isCapturing = false
+
+    override func recordFailure(
+        withDescription description: String, inFile filePath: String, atLine lineNumber: Int, expected: Bool
+    ) {
+        guard isCapturing else {
+            return super.recordFailure(
+                withDescription: description, inFile: filePath, atLine: lineNumber, expected: expected)
+        }
+        captured.append((description, lineNumber))
+    }
+
+    private func capturingFailures(_ body: () -> Void) -> [(description: String, line: Int)] {
+        isCapturing = true
+        body()
+        isCapturing = false
+        defer { captured = [] }
+        return captured
+    }
+
+    func testFailuresGoToXCTFailAtTheCallersLine() {
+        let store = makeLoadStore()
+        var sendLine = 0
+        let failures = capturingFailures {
+            sendLine = #line + 1
+            store.send(.nextPage) { _ in }
+        }
+        XCTAssertEqual(failures.count, 1)
+        XCTAssertEqual(failures.first?.line, sendLine)
+        XCTAssertTrue(failures.first?.description.contains("State after .nextPage does not match") == true)
+    }
+
+    func testSynchronousReceiveOnTheMainThreadLetsEffectsUseTheMainActor() {
+        XCTAssertTrue(Thread.isMainThread)
+        let mainActorFetch = LoadDependency(
+            fetch: { await MainActor.run { .success([7]) } },
+            pageSize: { 0 })
+        let store = makeLoadStore(mainActorFetch)
+        store.effectTimeout = .seconds(2)  // a deadlock fails the test in 2 s instead of hanging it
+        store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+        store.receive(.loaded(.success([7]))) { state in
+            state.set(value: false, forKey: .isLoading)
+            state.set(value: [7], forKey: .items)
+        }
+    }
+}
