@@ -11,6 +11,12 @@ let package = Package(
     targets: [
         .target(name: "CacheStore"),
         .target(name: "CacheStoreTesting", dependencies: ["CacheStore"]),
+        // Run with `swift run -c release CacheStoreBenchmarks`.
+        .executableTarget(
+            name: "CacheStoreBenchmarks",
+            dependencies: ["CacheStore", "CacheStoreTesting", "CacheStoreBenchmarkSupport"]
+        ),
+        .target(name: "CacheStoreBenchmarkSupport"),
         .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"]),
         .testTarget(name: "CacheStoreTestingTests", dependencies: ["CacheStoreTesting"]),
         // The seed README's tests as an existing user wrote them, in Swift 5 language mode.

@@ -27,17 +27,19 @@ import Observation
 /// `onChange` sees the new value. For code without SwiftUI, ``changes`` is an `AsyncSequence` of the
 /// keys that changed.
 public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @unchecked Sendable {
-    let node: StorageNode<Key>
+    @usableFromInline let node: StorageNode<Key>
 
     /// Creates a cache holding `initialValues`.
     ///
     /// Values that are `nil` optionals are left out; other optionals are stored unwrapped.
     ///
     /// - Parameter initialValues: The values the cache starts with, by key.
-    public init(initialValues: [Key: Any]) {
-        node = RootNode(values: initialValues.compactMapValues(flattenedOptional))
+    @inlinable
+    public convenience init(initialValues: [Key: Any]) {
+        self.init(node: RootNode(values: initialValues.compactMapValues(flattenedOptional)))
     }
 
+    @usableFromInline
     init(node: StorageNode<Key>) {
         self.node = node
     }
@@ -53,8 +55,9 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     ///   - key: The key to read.
     ///   - as: The type to read the value as; inferred from the context when left out.
     /// - Returns: The value, or `nil` when `key` has no value or its value is not a `Value`.
+    @inlinable
     public func get<Value>(_ key: Key, as: Value.Type = Value.self) -> Value? {
-        node.lock.withLock { node.valueLocked(key) } as? Value
+        read(key) as? Value
     }
 
     /// The value of `key` as a `Value`, or an error that says why there is none.
@@ -69,8 +72,9 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// - Returns: The value of `key`.
     /// - Throws: ``MissingRequiredKeysError`` when `key` has no value; ``InvalidTypeError`` when its
     ///   value is not a `Value`.
+    @inlinable
     public func resolve<Value>(_ key: Key, as: Value.Type = Value.self) throws -> Value {
-        guard let value = node.lock.withLock({ node.valueLocked(key) }) else {
+        guard let value = read(key) else {
             throw MissingRequiredKeysError(keys: [key])
         }
         guard let typed = value as? Value else {
@@ -89,6 +93,7 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// - Parameters:
     ///   - value: The new value. A non-nil `Optional` is stored unwrapped.
     ///   - key: The key to set.
+    @inlinable
     public func set<Value>(value: Value, forKey key: Key) {
         write(storableValue(value), for: key)
     }
@@ -96,6 +101,7 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// Removes `key` and its value. Removing an absent key does nothing.
     ///
     /// - Parameter key: The key to remove.
+    @inlinable
     public func remove(_ key: Key) {
         write(nil, for: key)
     }
@@ -104,8 +110,9 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     ///
     /// - Parameter key: The key to look up.
     /// - Returns: `true` when `key` has a value of any type.
+    @inlinable
     public func contains(_ key: Key) -> Bool {
-        node.lock.withLock { node.valueLocked(key) } != nil
+        read(key) != nil
     }
 
     /// Reads, changes and writes back the value of `key` in one atomic step.
@@ -126,13 +133,14 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     ///   - as: The type of the value; inferred from `updater` when left out.
     ///   - updater: Changes the value in place. It receives `nil` when `key` has no value or a value of
     ///     another type; setting `nil` removes the key.
+    @inlinable
     public func update<Value>(_ key: Key, as: Value.Type = Value.self, updater: (inout Value?) -> Void) {
         var batch = ChangeBatch()
-        node.lock.withLock {
-            var value = node.valueLocked(key) as? Value
-            updater(&value)
-            node.writeLocked(value.flatMap(storableValue), for: key, into: &batch)
-        }
+        node.lock.lock()
+        var value = node.valueLocked(key) as? Value
+        updater(&value)
+        _ = node.writeLocked(key, value.flatMap(storableValue), &batch)
+        node.lock.unlock()
         batch.publish()
     }
 
@@ -177,9 +185,21 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
         CacheStoreChanges(node: node)
     }
 
+    /// The stored value of `key`, recording the read for observation.
+    @inlinable
+    func read(_ key: Key) -> Any? {
+        node.lock.lock()
+        defer { node.lock.unlock() }
+        return node.valueLocked(key)
+    }
+
+    /// Sets (or, for `nil`, removes) the value of `key`, then tells observers.
+    @inlinable
     func write(_ value: Any?, for key: Key) {
         var batch = ChangeBatch()
-        _ = node.lock.withLock { node.writeLocked(value, for: key, into: &batch) }
-        batch.publish()
+        node.lock.lock()
+        _ = node.writeLocked(key, value, &batch)
+        node.lock.unlock()
+        if !batch.pending.isEmpty { batch.publish() }
     }
 }

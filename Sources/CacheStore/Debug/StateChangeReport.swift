@@ -1,4 +1,5 @@
 /// Renders state changes for people: the debug log's per-action report.
+@usableFromInline
 package enum StateChangeReport {
     /// The report of one action: its name, then each key that changed, or `(no state change)`.
     ///
@@ -8,6 +9,7 @@ package enum StateChangeReport {
     ///   ~ .page: 1 → 2
     ///   - .error (was: "timeout")
     /// ```
+    @usableFromInline
     package static func debugText<Key: Hashable & SendableMetatype, Action>(action: Action, changes: [StateChange<Key>])
         -> String
     {

@@ -27,7 +27,7 @@ extension Store {
     /// - Returns: This store.
     @discardableResult
     public func debug(_ output: @escaping @Sendable (String) -> Void) -> Self {
-        debugLog.setOutput(output)
+        queue.turn.withLock { debugOutput = output }
         return self
     }
 }

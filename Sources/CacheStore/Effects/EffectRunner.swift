@@ -2,11 +2,14 @@
 ///
 /// Each start gets a token; an effect's own bookkeeping (finishing, delivering) names its token, so a
 /// finishing effect can never remove or cancel a newer effect that reused its id.
+@usableFromInline
 final class EffectRunner: @unchecked Sendable {
     private struct Running {
         let token: UInt64
         var task: Task<Void, Never>?
     }
+
+    @usableFromInline init() {}
 
     private let lock = Lock()
     private var running: [AnyHashable: Running] = [:]

@@ -3,20 +3,30 @@
 /// A tree of caches (a root and its scopes) shares one ``Lock``; every method whose name ends in
 /// `Locked` must be called with it held. Changes are published after the lock is released, through a
 /// ``ChangeBatch``, so observers may read the store.
+///
+/// The read and write paths are `@inlinable`: a client's concrete key type specializes them, so a
+/// read or write costs a dictionary operation, not a generic one.
+@usableFromInline
 final class KeyedValues<Key: Hashable & SendableMetatype>: @unchecked Sendable {
-    let lock: Lock
-    private(set) var values: [Key: Any]
-    private let observation = KeyObservation<Key>()
-    private var subscribers: [UInt64: Subscriber<Key>] = [:]
+    @usableFromInline let lock: Lock
+    @exclusivity(unchecked) @usableFromInline var values: [Key: Any]
+    @usableFromInline let observation = KeyObservation<Key>()
+    @exclusivity(unchecked) @usableFromInline var subscribers: [UInt64: Subscriber<Key>] = [:]
     private var nextSubscriberID: UInt64 = 0
     /// Keys written since the last publish that someone may be watching.
-    private var unpublishedKeys: [Key] = []
+    @exclusivity(unchecked) @usableFromInline var unpublishedKeys: [Key] = []
 
+    @inlinable
     init(lock: Lock, values: [Key: Any]) {
         self.lock = lock
         self.values = values
     }
 
+    deinit {
+        for subscriber in subscribers.values { subscriber.onEnd() }
+    }
+
+    @inlinable
     func valueLocked(_ key: Key) -> Any? {
         observation.accessLocked(key)
         return values[key]
@@ -28,6 +38,7 @@ final class KeyedValues<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     }
 
     /// Sets (or, for `nil`, removes) the value of `key`, and returns the value it replaces.
+    @inlinable
     @discardableResult
     func writeLocked(_ value: Any?, for key: Key, into batch: inout ChangeBatch) -> Any? {
         let previous: Any?
@@ -41,10 +52,6 @@ final class KeyedValues<Key: Hashable & SendableMetatype>: @unchecked Sendable {
             unpublishedKeys.append(key)
         }
         return previous
-    }
-
-    deinit {
-        for subscriber in subscribers.values { subscriber.onEnd() }
     }
 
     func subscribe(_ subscriber: Subscriber<Key>) -> Subscription {
@@ -61,6 +68,7 @@ final class KeyedValues<Key: Hashable & SendableMetatype>: @unchecked Sendable {
 
     /// Notifies observers and subscribers of the keys written since the last publish.
     /// Called without the lock held.
+    @usableFromInline
     func publishPending() {
         lock.lock()
         let keys = unpublishedKeys
@@ -76,14 +84,19 @@ final class KeyedValues<Key: Hashable & SendableMetatype>: @unchecked Sendable {
 }
 
 /// Key spaces written under the lock whose changes are to be published once it is released.
+@usableFromInline
 struct ChangeBatch {
-    private var pending: [() -> Void] = []
+    @usableFromInline var pending: [() -> Void] = []
 
+    @inlinable init() {}
+
+    @inlinable
     mutating func append<Key>(_ values: KeyedValues<Key>) {
         pending.append(values.publishPending)
     }
 
     /// Publishes every change recorded. Call without holding the lock.
+    @inlinable
     func publish() {
         for publish in pending { publish() }
     }
@@ -91,7 +104,8 @@ struct ChangeBatch {
 
 /// Someone told of changes to a key space: which keys changed after each change, and when the key
 /// space itself is released.
-struct Subscriber<Key: Hashable & SendableMetatype> {
+@usableFromInline
+struct Subscriber<Key: Hashable> {
     var onChange: (Set<Key>) -> Void
     var onEnd: () -> Void
 }

@@ -6,55 +6,70 @@
     import Musl
 #endif
 
-/// A small non-recursive mutual-exclusion lock, held briefly around shared state.
+/// A small mutual-exclusion lock, held briefly around shared state.
 ///
 /// `Synchronization.Mutex` needs macOS 15; this package supports macOS 14, so it wraps the
-/// platform's own primitive: `os_unfair_lock` on Apple systems, a `pthread_mutex_t` elsewhere.
+/// platform's own primitive: `os_unfair_lock` on Apple systems, a `pthread_mutex_t` elsewhere. A
+/// recursive lock (``init(recursive:)``) is a `pthread_mutex_t` everywhere.
+@usableFromInline
 package final class Lock: @unchecked Sendable {
     #if canImport(Darwin)
-        private let primitive: UnsafeMutablePointer<os_unfair_lock>
-    #else
-        private let primitive: UnsafeMutablePointer<pthread_mutex_t>
+        @usableFromInline let unfair: UnsafeMutablePointer<os_unfair_lock>?
     #endif
+    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>?
 
-    package init() {
-        primitive = .allocate(capacity: 1)
+    /// Creates a lock; a `recursive` one may be taken again by the thread that holds it.
+    @usableFromInline
+    package init(recursive: Bool = false) {
         #if canImport(Darwin)
-            primitive.initialize(to: os_unfair_lock())
-        #else
-            primitive.initialize(to: pthread_mutex_t())
-            pthread_mutex_init(primitive, nil)
+            if !recursive {
+                unfair = .allocate(capacity: 1)
+                unfair?.initialize(to: os_unfair_lock())
+                mutex = nil
+                return
+            }
+            unfair = nil
         #endif
+        let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+        mutex.initialize(to: pthread_mutex_t())
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(recursive ? PTHREAD_MUTEX_RECURSIVE : PTHREAD_MUTEX_NORMAL))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+        self.mutex = mutex
     }
 
     deinit {
-        #if !canImport(Darwin)
-            pthread_mutex_destroy(primitive)
+        #if canImport(Darwin)
+            unfair?.deinitialize(count: 1)
+            unfair?.deallocate()
         #endif
-        primitive.deinitialize(count: 1)
-        primitive.deallocate()
+        if let mutex {
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+            mutex.deallocate()
+        }
     }
 
-    @inline(__always)
+    @inlinable
     package func lock() {
         #if canImport(Darwin)
-            os_unfair_lock_lock(primitive)
-        #else
-            pthread_mutex_lock(primitive)
+            if let unfair { return os_unfair_lock_lock(unfair) }
         #endif
+        pthread_mutex_lock(mutex.unsafelyUnwrapped)
     }
 
-    @inline(__always)
+    @inlinable
     package func unlock() {
         #if canImport(Darwin)
-            os_unfair_lock_unlock(primitive)
-        #else
-            pthread_mutex_unlock(primitive)
+            if let unfair { return os_unfair_lock_unlock(unfair) }
         #endif
+        pthread_mutex_unlock(mutex.unsafelyUnwrapped)
     }
 
-    /// Runs `body` with the lock held. `body` must not call back into code that takes the same lock.
-    @inline(__always)
+    /// Runs `body` with the lock held. Unless the lock is recursive, `body` must not take it again.
+    @inlinable
     package func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
         lock()
         defer { unlock() }

@@ -1,10 +1,11 @@
 /// A type-erased view of `Optional`, so a value typed `Any` that holds an optional can be unwrapped.
-private protocol OptionalProtocol {
+@usableFromInline
+protocol OptionalProtocol {
     var wrappedAny: Any? { get }
 }
 
 extension Optional: OptionalProtocol {
-    fileprivate var wrappedAny: Any? {
+    @usableFromInline var wrappedAny: Any? {
         switch self {
         case .some(let wrapped): flattenedOptional(wrapped)
         case .none: nil
@@ -16,6 +17,7 @@ extension Optional: OptionalProtocol {
 ///
 /// The cache stores unwrapped values, so `Optional<Int>.some(1)` is stored as `1` and reads back as
 /// `Int`, and setting `Optional.none` removes the key.
+@usableFromInline
 package func flattenedOptional(_ value: Any) -> Any? {
     if let optional = value as? any OptionalProtocol {
         return optional.wrappedAny
@@ -25,9 +27,12 @@ package func flattenedOptional(_ value: Any) -> Any? {
 
 /// `value` unwrapped as with ``flattenedOptional(_:)``, skipping the dynamic cast when `Value` is
 /// statically known not to be an optional or an existential that could hold one.
-@inline(__always)
+///
+/// `_isOptional` is the standard library's compile-time check; a runtime conformance check here
+/// cost more than the dictionary write it guards.
+@inlinable
 package func storableValue<Value>(_ value: Value) -> Any? {
-    if Value.self is any OptionalProtocol.Type || Value.self == Any.self {
+    if _isOptional(Value.self) || Value.self == Any.self {
         return flattenedOptional(value)
     }
     return value

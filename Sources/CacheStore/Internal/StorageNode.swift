@@ -1,25 +1,28 @@
-/// One key space of a storage tree: the root's own values, a scope mapped onto its parent, or an
+/// One key space of a storage tree: the root's own values, a scope mapped onto its parent's, or an
 /// action's uncommitted writes over either.
 ///
-/// Every node of a tree shares the root's ``Lock``. Methods whose names end in `Locked` must be called
-/// with it held; they may call a parent's `Locked` methods, never take the lock again.
+/// Every node of a tree shares the root's ``Lock``. The hot operations, ``valueLocked`` and
+/// ``writeLocked``, are closures made by each kind of node's `@inlinable` initializer, so they run
+/// code specialized for the client's key types instead of generic code behind a vtable. They must be
+/// called with the lock held.
+@usableFromInline
 class StorageNode<Key: Hashable & SendableMetatype>: @unchecked Sendable {
-    let lock: Lock
+    @usableFromInline let lock: Lock
+    /// The value stored for a key, recording the read for observation. Lock held.
+    @usableFromInline let valueLocked: (Key) -> Any?
+    /// Sets (or, for `nil`, removes) the value of a key, putting the changes to publish in the batch,
+    /// and returns the value it had, as a read would have seen it. Lock held.
+    @usableFromInline let writeLocked: (Key, Any?, inout ChangeBatch) -> Any?
 
-    init(lock: Lock) {
+    @inlinable
+    init(
+        lock: Lock,
+        valueLocked: @escaping (Key) -> Any?,
+        writeLocked: @escaping (Key, Any?, inout ChangeBatch) -> Any?
+    ) {
         self.lock = lock
-    }
-
-    /// The value stored for `key`, recording the read for observation.
-    func valueLocked(_ key: Key) -> Any? {
-        fatalError("abstract: \(Self.self) must override \(#function)")
-    }
-
-    /// Sets (or, for `nil`, removes) the value of `key`; the changes to publish go into `batch`.
-    /// - Returns: The value `key` had before, as a read would have seen it.
-    @discardableResult
-    func writeLocked(_ value: Any?, for key: Key, into batch: inout ChangeBatch) -> Any? {
-        fatalError("abstract: \(Self.self) must override \(#function)")
+        self.valueLocked = valueLocked
+        self.writeLocked = writeLocked
     }
 
     /// Every key visible in this key space with its value, recording the reads for observation.
@@ -34,21 +37,19 @@ class StorageNode<Key: Hashable & SendableMetatype>: @unchecked Sendable {
 }
 
 /// The root of a storage tree: owns its values.
+@usableFromInline
 final class RootNode<Key: Hashable & SendableMetatype>: StorageNode<Key>, @unchecked Sendable {
-    let storage: KeyedValues<Key>
+    @usableFromInline let storage: KeyedValues<Key>
 
+    @inlinable
     init(values: [Key: Any]) {
         let lock = Lock()
-        storage = KeyedValues(lock: lock, values: values)
-        super.init(lock: lock)
-    }
-
-    override func valueLocked(_ key: Key) -> Any? {
-        storage.valueLocked(key)
-    }
-
-    override func writeLocked(_ value: Any?, for key: Key, into batch: inout ChangeBatch) -> Any? {
-        storage.writeLocked(value, for: key, into: &batch)
+        let storage = KeyedValues(lock: lock, values: values)
+        self.storage = storage
+        super.init(
+            lock: lock,
+            valueLocked: { key in storage.valueLocked(key) },
+            writeLocked: { key, value, batch in storage.writeLocked(value, for: key, into: &batch) })
     }
 
     override func allValuesLocked() -> [Key: Any] {

@@ -15,8 +15,10 @@ extension CacheStore {
     ///
     /// - Parameter keys: The keys the scope shows.
     /// - Returns: The scope.
+    @inlinable
     public func scope(keys: Set<Key>) -> CacheStore<Key> {
-        CacheStore(node: ScopedNode(subsetOf: node, keys: keys))
+        markTransactionShared()
+        return CacheStore(node: ScopedNode(subsetOf: node, keys: keys))
     }
 
     /// A live view of this cache under another key type.
@@ -60,16 +62,27 @@ extension CacheStore {
     ///   - keyTransformation: Maps keys between this cache (`from`) and the scope (`to`).
     ///   - defaultCache: Initial values of the scope's own keys, and fallbacks for mapped keys.
     /// - Returns: The scope.
+    @inlinable
     public func scope<ScopedKey: Hashable & SendableMetatype>(
         keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         defaultCache: [ScopedKey: Any] = [:]
     ) -> CacheStore<ScopedKey> {
-        CacheStore<ScopedKey>(node: ScopedNode(transforming: node, keyTransformation, defaultCache: defaultCache))
+        markTransactionShared()
+        return CacheStore<ScopedKey>(
+            node: ScopedNode(transforming: node, keyTransformation, defaultCache: defaultCache))
+    }
+
+    /// A scope over an action's state could outlive the action: the store must not reuse that state.
+    @usableFromInline
+    func markTransactionShared() {
+        guard let transaction = node as? TransactionNode<Key> else { return }
+        node.lock.withLock { transaction.overlay.isShared = true }
     }
 }
 
 extension ScopedNode {
     /// A scope of `parent` under a key transformation.
+    @inlinable
     convenience init(
         transforming parent: StorageNode<ParentKey>,
         _ transformation: BiDirectionalTransformation<ParentKey?, Key?>,
@@ -85,6 +98,7 @@ extension ScopedNode {
 
 extension ScopedNode where Key == ParentKey {
     /// A scope of `parent` showing `keys` only.
+    @inlinable
     convenience init(subsetOf parent: StorageNode<Key>, keys: Set<Key>) {
         let visible = { (key: Key) in keys.contains(key) ? key : nil }
         self.init(parent: parent, toParent: visible, fromParent: visible, defaultCache: [:])

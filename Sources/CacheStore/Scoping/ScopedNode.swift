@@ -7,6 +7,7 @@
 /// is `nil`. A parent key `p` is visible in the scope as `fromParent(p)`; when several parent keys map
 /// to the same scoped key, only the one that `toParent` names back is visible, so a scoped key always
 /// shows exactly one parent value.
+@usableFromInline
 final class ScopedNode<Key: Hashable & SendableMetatype, ParentKey: Hashable & SendableMetatype>: StorageNode<Key>,
     @unchecked Sendable
 {
@@ -18,34 +19,54 @@ final class ScopedNode<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     /// Defaults for mapped keys, read when the parent has no value (never written to the parent).
     private let fallbacks: [Key: Any]
 
-    init(
+    @inlinable
+    convenience init(
         parent: StorageNode<ParentKey>,
         toParent: @escaping (Key) -> ParentKey?,
         fromParent: @escaping (ParentKey) -> Key?,
         defaultCache: [Key: Any]
     ) {
-        self.parent = parent
-        self.toParent = toParent
-        self.fromParent = fromParent
         var localValues: [Key: Any] = [:]
         var fallbacks: [Key: Any] = [:]
         for (key, value) in defaultCache {
             guard let value = flattenedOptional(value) else { continue }
             if toParent(key) == nil { localValues[key] = value } else { fallbacks[key] = value }
         }
-        self.local = KeyedValues(lock: parent.lock, values: localValues)
+        let local = KeyedValues(lock: parent.lock, values: localValues)
+        let readParent = parent.valueLocked
+        let writeParent = parent.writeLocked
+        self.init(
+            parent: parent, toParent: toParent, fromParent: fromParent, local: local, fallbacks: fallbacks,
+            valueLocked: { key in
+                guard let parentKey = toParent(key) else { return local.valueLocked(key) }
+                guard let value = readParent(parentKey) else { return fallbacks.isEmpty ? nil : fallbacks[key] }
+                return value
+            },
+            writeLocked: { key, value, batch in
+                guard let parentKey = toParent(key) else { return local.writeLocked(value, for: key, into: &batch) }
+                guard let previous = writeParent(parentKey, value, &batch) else {
+                    return fallbacks.isEmpty ? nil : fallbacks[key]
+                }
+                return previous
+            })
+    }
+
+    @usableFromInline
+    init(
+        parent: StorageNode<ParentKey>,
+        toParent: @escaping (Key) -> ParentKey?,
+        fromParent: @escaping (ParentKey) -> Key?,
+        local: KeyedValues<Key>,
+        fallbacks: [Key: Any],
+        valueLocked: @escaping (Key) -> Any?,
+        writeLocked: @escaping (Key, Any?, inout ChangeBatch) -> Any?
+    ) {
+        self.parent = parent
+        self.toParent = toParent
+        self.fromParent = fromParent
+        self.local = local
         self.fallbacks = fallbacks
-        super.init(lock: parent.lock)
-    }
-
-    override func valueLocked(_ key: Key) -> Any? {
-        guard let parentKey = toParent(key) else { return local.valueLocked(key) }
-        return parent.valueLocked(parentKey) ?? fallbacks[key]
-    }
-
-    override func writeLocked(_ value: Any?, for key: Key, into batch: inout ChangeBatch) -> Any? {
-        guard let parentKey = toParent(key) else { return local.writeLocked(value, for: key, into: &batch) }
-        return parent.writeLocked(value, for: parentKey, into: &batch) ?? fallbacks[key]
+        super.init(lock: parent.lock, valueLocked: valueLocked, writeLocked: writeLocked)
     }
 
     override func allValuesLocked() -> [Key: Any] {

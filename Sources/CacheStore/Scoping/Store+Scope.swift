@@ -30,6 +30,7 @@ extension Store {
     ///   - defaultCache: Initial values of the scope's own keys, and fallbacks for mapped keys.
     ///   - actionTransformation: Maps a scoped action to an action of this store, or `nil` for none.
     /// - Returns: The scoped store.
+    @inlinable
     public func scope<ScopedKey: Hashable & SendableMetatype, ScopedAction, ScopedDependency>(
         keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, ScopedDependency>,
@@ -63,6 +64,7 @@ extension Store {
     ///   - dependencyTransformation: Derives the scoped store's dependency from this store's.
     ///   - actionTransformation: Maps a scoped action to an action of this store, or `nil` for none.
     /// - Returns: The scoped store.
+    @inlinable
     public func scope<ScopedAction, ScopedDependency>(
         keys: Set<Key>,
         actionHandler: StoreActionHandler<Key, ScopedAction, ScopedDependency>,
@@ -92,6 +94,7 @@ extension Store {
     ///   - dependencyTransformation: Derives the scoped store's dependency from this store's.
     ///   - defaultCache: Initial values of the scope's own keys, and fallbacks for mapped keys.
     /// - Returns: The scoped store.
+    @inlinable
     public func actionlessScope<ScopedKey: Hashable & SendableMetatype, ScopedDependency>(
         keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         dependencyTransformation: (Dependency) -> ScopedDependency,
@@ -104,7 +107,8 @@ extension Store {
             defaultCache: defaultCache)
     }
 
-    private func scoped<ScopedKey: Hashable & SendableMetatype, ScopedAction, ScopedDependency>(
+    @usableFromInline
+    func scoped<ScopedKey: Hashable & SendableMetatype, ScopedAction, ScopedDependency>(
         cacheStore: CacheStore<ScopedKey>,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, ScopedDependency>,
         dependency: ScopedDependency,
@@ -130,6 +134,7 @@ extension Store where Dependency == Void {
     ///   - defaultCache: Initial values of the scope's own keys, and fallbacks for mapped keys.
     ///   - actionTransformation: Maps a scoped action to an action of this store, or `nil` for none.
     /// - Returns: The scoped store.
+    @inlinable
     public func scope<ScopedKey: Hashable & SendableMetatype, ScopedAction>(
         keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, Void>,
@@ -150,6 +155,7 @@ extension Store where Dependency == Void {
     ///   - keyTransformation: Maps keys between this store (`from`) and the scoped store (`to`).
     ///   - defaultCache: Initial values of the scope's own keys, and fallbacks for mapped keys.
     /// - Returns: The scoped store.
+    @inlinable
     public func actionlessScope<ScopedKey: Hashable & SendableMetatype>(
         keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         defaultCache: [ScopedKey: Any] = [:]

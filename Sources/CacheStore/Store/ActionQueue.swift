@@ -1,5 +1,3 @@
-import Foundation
-
 /// Serialises the actions of a store and its scopes, and queues re-entrant ones.
 ///
 /// One action is handled at a time per store tree. A thread that sends while another thread is
@@ -9,40 +7,60 @@ import Foundation
 ///
 /// - Important: A handler or observer must not block waiting for *another* thread that sends to the
 ///   same store tree: that thread waits for the handler's turn to end.
+@usableFromInline
 final class ActionQueue: @unchecked Sendable {
-    private let turn = NSRecursiveLock()
+    @usableFromInline let turn = Lock(recursive: true)
     /// Guarded by `turn`: only the thread holding it reads or writes these.
-    private var isHandling = false
-    private var queued: [() -> Void] = []
+    @exclusivity(unchecked) @usableFromInline var isHandling = false
+    @exclusivity(unchecked) @usableFromInline var queued: [() -> Void] = []
 
-    /// Runs `body` now, in its own turn, and returns its result. Actions it queues run before this
-    /// returns. Called from inside a turn, it runs nested rather than queued.
-    func runNow<Result>(_ body: () -> Result) -> Result {
-        turn.lock()
-        defer { turn.unlock() }
-        guard !isHandling else { return body() }
-        isHandling = true
-        let result = body()
-        drainQueued()
-        isHandling = false
-        return result
-    }
+    @inlinable init() {}
 
-    /// Runs `work` now, or after the current action when called from inside one.
-    func run(_ work: @escaping () -> Void) {
+    /// Starts a turn and returns `true`, or returns `false` when the calling thread is inside a turn
+    /// already: then the caller queues its work with ``enqueue(_:)`` instead.
+    @inlinable
+    func beginTurn() -> Bool {
         turn.lock()
-        defer { turn.unlock() }
         guard !isHandling else {
-            queued.append(work)
-            return
+            turn.unlock()
+            return false
         }
         isHandling = true
-        work()
-        drainQueued()
-        isHandling = false
+        return true
     }
 
-    private func drainQueued() {
+    /// Queues `work` to run after the current action of this thread's turn.
+    @inlinable
+    func enqueue(_ work: @escaping () -> Void) {
+        turn.withLock { queued.append(work) }
+    }
+
+    /// Runs the work queued during the turn, in order, then ends the turn.
+    @inlinable
+    func endTurn() {
+        if !queued.isEmpty { drainQueued() }
+        isHandling = false
+        turn.unlock()
+    }
+
+    /// Runs `body` in a turn of its own and returns its result; inside a turn, runs it there.
+    @inlinable
+    func runNow<Result>(_ body: () -> Result) -> Result {
+        guard beginTurn() else { return turn.withLock(body) }
+        defer { endTurn() }
+        return body()
+    }
+
+    /// Runs `work` now in a turn of its own, or queues it when called from inside a turn.
+    @inlinable
+    func run(_ work: @escaping () -> Void) {
+        guard beginTurn() else { return enqueue(work) }
+        work()
+        endTurn()
+    }
+
+    @usableFromInline
+    func drainQueued() {
         var next = 0
         while next < queued.count {
             let item = queued[next]

@@ -12,17 +12,17 @@ extension Store {
     /// For `TestStore`, which queues effects to run one by one. Actions are not forwarded to a parent.
     package func handleWithoutEffects(_ action: Action) -> (changes: [StateChange<Key>], effect: ActionEffect<Action>?)
     {
-        queue.runNow { apply(action) }
+        queue.runNow { apply(action, recordingChanges: true) }
     }
 
     /// What `body` would write to the state, without writing it: it runs against an overlay that is
     /// then thrown away.
     package func expectedState(_ body: (inout CacheStore<Key>) throws -> Void) rethrows -> ExpectedState<Key> {
-        let transaction = TransactionNode(over: cacheStore.node)
+        let transaction = TransactionNode(over: cacheStore.node, turn: queue.turn)
         var state = CacheStore(node: transaction)
         try body(&state)
         if state.node !== transaction { return .replaced(state.allValues) }
-        return .writes(cacheStore.node.lock.withLock { transaction.pendingWritesLocked() })
+        return .writes(queue.turn.withLock { transaction.pendingWritesLocked() })
     }
 
     /// The value of `key` now, without recording an observation access.

@@ -33,14 +33,18 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     @unchecked Sendable
 {
     /// The store's state: the read API forwards to it.
-    let cacheStore: CacheStore<Key>
-    let queue: ActionQueue
-    private let actionHandler: StoreActionHandler<Key, Action, Dependency>
-    let dependency: Dependency
-    private let effects = EffectRunner()
+    @usableFromInline let cacheStore: CacheStore<Key>
+    @usableFromInline let queue: ActionQueue
+    @usableFromInline let actionHandler: StoreActionHandler<Key, Action, Dependency>
+    @usableFromInline let dependency: Dependency
+    @usableFromInline let effects = EffectRunner()
     /// Hands an action on to the parent store, for a scoped store; runs after this store's handler.
-    private let forwardToParent: ((Action) -> Void)?
-    let debugLog = DebugLog()
+    @usableFromInline let forwardToParent: ((Action) -> Void)?
+    /// Where debug reports go; guarded by the queue's turn, so reading it while handling is free.
+    @exclusivity(unchecked) @usableFromInline var debugOutput: (@Sendable (String) -> Void)?
+    /// The last action's state, kept for the next one when nothing else holds it; guarded by the turn.
+    @exclusivity(unchecked) @usableFromInline var spareState:
+        (state: CacheStore<Key>, transaction: TransactionNode<Key>)?
 
     /// Creates a store holding `initialValues`, changed by `actionHandler`.
     ///
@@ -49,6 +53,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     ///   - actionHandler: Changes the state for each action.
     ///   - dependency: Passed to the handler with each action: the clients, clocks and other
     ///     services effects use.
+    @inlinable
     public convenience init(
         initialValues: [Key: Any],
         actionHandler: StoreActionHandler<Key, Action, Dependency>,
@@ -62,6 +67,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
             forwardToParent: nil)
     }
 
+    @usableFromInline
     init(
         cacheStore: CacheStore<Key>,
         queue: ActionQueue,
@@ -87,8 +93,11 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// none lost.
     ///
     /// - Parameter action: The action to handle.
+    @inlinable
     public func handle(action: Action) {
-        queue.run { [self] in process(action) }
+        guard queue.beginTurn() else { return queue.enqueue { [self] in process(action) } }
+        process(action)
+        queue.endTurn()
     }
 
     /// Cancels the effect running under `id`. A cancelled effect never delivers its action.
@@ -108,10 +117,11 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     }
 
     /// Handles `action` and starts its effect: the store's own action path, on the queue.
-    private func process(_ action: Action) {
+    @inlinable
+    func process(_ action: Action) {
         let effect = apply(action).effect
         if let effect { run(effect) }
-        forwardToParent?(action)
+        if let forwardToParent { forwardToParent(action) }
     }
 
     /// Runs the handler for `action` and commits its writes, without running its effect.
@@ -119,37 +129,67 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// This is the one path every action's state change takes: ``handle(action:)`` and `TestStore` both
     /// use it. Must run on the store's queue.
     ///
-    /// - Returns: Each key the handler wrote, with its value before and after; and its effect.
-    package func apply(_ action: Action) -> (changes: [StateChange<Key>], effect: ActionEffect<Action>?) {
-        let transaction = TransactionNode(over: cacheStore.node)
-        var state = CacheStore(node: transaction)
+    /// - Parameter recordingChanges: Whether to return the changes even when the debug log is off.
+    /// - Returns: Each key the handler wrote, with its value before and after (when recorded); and
+    ///   the handler's effect.
+    @inlinable
+    package func apply(_ action: Action, recordingChanges: Bool = false)
+        -> (changes: [StateChange<Key>], effect: ActionEffect<Action>?)
+    {
+        var (state, transaction) = takeState()
         let effect = actionHandler.handle(store: &state, action: action, dependency: dependency)
-        let changes =
-            state.node === transaction
-            ? commit(transaction) : replaceState(discarding: transaction, with: state.allValues)
-        debugLog.record(action: action, changes: changes)
+        let debugOutput = self.debugOutput
+        let isRecording = recordingChanges || debugOutput != nil
+        let changes: [StateChange<Key>]
+        if state.node === transaction {
+            changes = commit(transaction, recordingChanges: isRecording)
+            // Keep the state for the next action unless something outside the store holds it: the
+            // handler captured it, or made a scope over it. Such a holder then writes straight to
+            // the committed state, as after any commit.
+            if isKnownUniquelyReferenced(&state), !transaction.overlay.isShared { spareState = (state, transaction) }
+        } else {
+            changes = replaceState(discarding: transaction, with: state.allValues)
+        }
+        if let debugOutput { debugOutput(StateChangeReport.debugText(action: action, changes: changes)) }
         return (changes, effect)
     }
 
-    private func commit(_ transaction: TransactionNode<Key>) -> [StateChange<Key>] {
+    /// The state a handler mutates: the spare one from the last action, or a new transaction.
+    @inlinable
+    func takeState() -> (CacheStore<Key>, TransactionNode<Key>) {
+        guard let spare = spareState else {
+            let transaction = TransactionNode(over: cacheStore.node, turn: queue.turn)
+            return (CacheStore(node: transaction), transaction)
+        }
+        spareState = nil
+        spare.transaction.reopen()
+        return spare
+    }
+
+    @inlinable
+    func commit(_ transaction: TransactionNode<Key>, recordingChanges: Bool) -> [StateChange<Key>] {
         var batch = ChangeBatch()
-        let changes = cacheStore.node.lock.withLock { transaction.commitLocked(into: &batch) }
-        batch.publish()
+        let lock = cacheStore.node.lock
+        lock.lock()
+        let changes = transaction.commitLocked(into: &batch, recordingChanges: recordingChanges)
+        lock.unlock()
+        if !batch.pending.isEmpty { batch.publish() }
         return changes
     }
 
     /// Applies a handler that assigned a whole new cache to its `inout` state: every key takes the
     /// value the new cache holds (keys it lacks are removed). O(keys), unlike a normal action.
-    private func replaceState(discarding transaction: TransactionNode<Key>, with values: [Key: Any])
+    @usableFromInline
+    func replaceState(discarding transaction: TransactionNode<Key>, with values: [Key: Any])
         -> [StateChange<Key>]
     {
         var batch = ChangeBatch()
         let node = cacheStore.node
+        transaction.discardLocked()
         let changes = node.lock.withLock {
-            transaction.discardLocked()
             let current = node.allValuesLocked()
             return Set(current.keys).union(values.keys).map { key in
-                StateChange(key: key, before: node.writeLocked(values[key], for: key, into: &batch), after: values[key])
+                StateChange(key: key, before: node.writeLocked(key, values[key], &batch), after: values[key])
             }
         }
         batch.publish()
@@ -157,6 +197,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     }
 
     /// Starts `effect`: an immediate action is queued, async work runs in its own task.
+    @usableFromInline
     package func run(_ effect: ActionEffect<Action>) {
         switch effect.operation {
         case .action(let action):
@@ -195,6 +236,7 @@ extension Store where Dependency == Void {
     /// - Parameters:
     ///   - initialValues: The state the store starts with, by key.
     ///   - actionHandler: Changes the state for each action.
+    @inlinable
     public convenience init(initialValues: [Key: Any], actionHandler: StoreActionHandler<Key, Action, Void>) {
         self.init(initialValues: initialValues, actionHandler: actionHandler, dependency: ())
     }

@@ -23,7 +23,7 @@ public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Depen
     /// The function that handles one action.
     public typealias Handler = @Sendable (inout CacheStore<Key>, Action, Dependency) -> ActionEffect<Action>?
 
-    private let handler: Handler
+    @usableFromInline let handler: Handler
 
     /// Creates a handler from a function.
     ///
@@ -64,6 +64,7 @@ public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Depen
     ///   - action: The action to handle.
     ///   - dependency: The store's dependency.
     /// - Returns: The effect to run next, or `nil`.
+    @inlinable
     public func handle(store: inout CacheStore<Key>, action: Action, dependency: Dependency) -> ActionEffect<Action>? {
         handler(&store, action, dependency)
     }

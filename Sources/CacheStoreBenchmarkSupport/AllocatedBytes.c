@@ -1,0 +1,22 @@
+#include "AllocatedBytes.h"
+
+#include <stdlib.h>  // defines __GLIBC__ on glibc systems
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+
+long long cachestore_allocated_bytes(void) {
+    struct mallinfo2 info = mallinfo2();
+    return (long long)info.uordblks + (long long)info.hblkhd;
+}
+#elif defined(__APPLE__)
+#include <malloc/malloc.h>
+
+long long cachestore_allocated_bytes(void) {
+    malloc_statistics_t statistics;
+    malloc_zone_statistics(NULL, &statistics);
+    return (long long)statistics.size_in_use;
+}
+#else
+long long cachestore_allocated_bytes(void) { return -1; }
+#endif

@@ -1,0 +1,50 @@
+import Foundation
+
+/// The performance targets, checked against the rows of one run.
+struct Targets {
+    let rows: [Row]
+
+    private func figure(_ name: String, _ size: Int) -> Double? {
+        rows.first { $0.name == name && $0.size == size }?.value
+    }
+
+    private func ratio(_ name: String, _ size: Int, to baseline: String, _ baselineSize: Int? = nil) -> Double? {
+        guard let value = figure(name, size), let base = figure(baseline, baselineSize ?? size) else { return nil }
+        return value / base
+    }
+
+    /// One line per target: whether it holds, and the figures it was judged on.
+    func report() -> [String] {
+        var lines: [String] = []
+        func check(_ title: String, _ figures: [(label: String, value: Double?)], limit: Double, unit: String = "×") {
+            let known = figures.compactMap { figure in figure.value.map { (figure.label, $0) } }
+            guard !known.isEmpty else { return lines.append("  ? \(title): not measured here") }
+            let holds = known.allSatisfy { $0.1 <= limit }
+            let text = known.map { label, value in
+                String(format: "%.2f", value) + unit + (label.isEmpty ? "" : " (\(label))")
+            }
+            lines.append("  \(holds ? "✓" : "✗") \(title): " + text.joined(separator: ", "))
+        }
+        let sizes = [10, 1_000, 100_000]
+        check(
+            "store-handle ≤ 5× floor-write",
+            sizes.map { ($0.formatted(), ratio("store-handle", $0, to: "floor-write")) }, limit: 5)
+        check(
+            "store-handle at 100,000 keys ≤ 1.5× at 10",
+            [("", ratio("store-handle", 100_000, to: "store-handle", 10))], limit: 1.5)
+        check(
+            "cache-get ≤ 2× floor-read", sizes.map { ($0.formatted(), ratio("cache-get", $0, to: "floor-read")) },
+            limit: 2)
+        check(
+            "scoped-handle ≤ 1.5× store-handle",
+            [1_000, 100_000].map { ($0.formatted(), ratio("scoped-handle", $0, to: "store-handle")) }, limit: 1.5)
+        check(
+            "effect-roundtrip ≤ 10 µs", [("", figure("effect-roundtrip", 10).map { $0 / 1_000 })], limit: 10,
+            unit: " µs")
+        check(
+            "teststore-send at 10,000 keys ≤ 20 µs", [("", figure("teststore-send", 10_000).map { $0 / 1_000 })],
+            limit: 20, unit: " µs")
+        check("memory ≤ 1.5× a raw dictionary", [("", ratio("memory", 100_000, to: "memory-floor"))], limit: 1.5)
+        return lines
+    }
+}
