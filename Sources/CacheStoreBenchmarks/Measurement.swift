@@ -1,47 +1,64 @@
-/// How long one operation takes: the median over several timed repetitions, after a warm-up.
-struct Measurement {
-    /// Repetitions timed (the median is reported) and operations per repetition.
+/// A benchmark case ready to run: its set-up done, its operations timed by ``Measurement``.
+struct BenchmarkCase {
+    var name: String
+    var size: Int
+    /// The case whose ns/op this one's is divided by, at the same size.
+    var baseline: String?
+    /// How many operations one run performs.
+    var operations: Int
+    /// Performs `operations` operations.
+    var run: () -> Void
+
+    /// A case of `operations` calls of `operation`, each given its index (cases vary keys by it).
+    init(
+        _ name: String, size: Int, baseline: String? = "floor-write", operations: Int,
+        _ operation: @escaping (Int) -> Void
+    ) {
+        self.name = name
+        self.size = size
+        self.baseline = baseline
+        self.operations = operations
+        self.run = { for index in 0..<operations { operation(index) } }
+    }
+
+    /// A case whose `batch` performs `operations` operations itself.
+    init(_ name: String, size: Int, baseline: String? = "floor-write", operations: Int, batch: @escaping () -> Void) {
+        self.name = name
+        self.size = size
+        self.baseline = baseline
+        self.operations = operations
+        self.run = batch
+    }
+}
+
+/// Times cases round-robin: each round runs every case once, so a slow spell of this shared
+/// machine hits the cases and their baselines alike; a case's figure is the median over the rounds.
+enum Measurement {
+    /// Rounds of timing and operations per case per round.
     struct Plan {
-        var repetitions: Int
+        var rounds: Int
         var operations: Int
 
-        static let full = Plan(repetitions: 7, operations: 200_000)
-        static let quick = Plan(repetitions: 5, operations: 2_000)
+        static let full = Plan(rounds: 7, operations: 200_000)
+        static let quick = Plan(rounds: 5, operations: 2_000)
 
-        /// This plan with `operations` scaled by `factor` (for slow cases), at least 1.
-        func scaled(by factor: Double) -> Plan {
-            Plan(repetitions: repetitions, operations: max(1, Int(Double(operations) * factor)))
+        /// `operations` scaled by `factor` for slow cases, at least 1.
+        func operations(scaledBy factor: Double) -> Int {
+            max(1, Int(Double(operations) * factor))
         }
     }
 
-    /// Nanoseconds per operation.
-    let nanosecondsPerOperation: Double
-
-    /// Times `operation` run `plan.operations` times per repetition. `operation` gets the index of the
-    /// run, so that cases can vary keys; set-up belongs outside it.
-    static func time(_ plan: Plan, _ operation: (Int) -> Void) -> Measurement {
-        for index in 0..<min(plan.operations, 10_000) { operation(index) }  // warm-up
+    /// Nanoseconds per operation of each case, in the order given, after one warm-up run of each.
+    static func interleaved(_ cases: [BenchmarkCase], rounds: Int) -> [Double] {
+        for benchmark in cases { benchmark.run() }
         let clock = ContinuousClock()
-        var samples: [Double] = []
-        for _ in 0..<plan.repetitions {
-            let elapsed = clock.measure {
-                for index in 0..<plan.operations { operation(index) }
+        var samples = Array(repeating: [Double](), count: cases.count)
+        for _ in 0..<rounds {
+            for (index, benchmark) in cases.enumerated() {
+                samples[index].append(clock.measure(benchmark.run).nanoseconds / Double(benchmark.operations))
             }
-            samples.append(elapsed.nanoseconds / Double(plan.operations))
         }
-        return Measurement(nanosecondsPerOperation: samples.sorted()[samples.count / 2])
-    }
-
-    /// Times a batch operation that does `count` operations itself: for cases whose set-up must be
-    /// repeated per batch (effects started and cancelled, for example).
-    static func timeBatches(_ plan: Plan, count: Int, _ batch: () -> Void) -> Measurement {
-        batch()  // warm-up
-        let clock = ContinuousClock()
-        var samples: [Double] = []
-        for _ in 0..<plan.repetitions {
-            samples.append(clock.measure(batch).nanoseconds / Double(count))
-        }
-        return Measurement(nanosecondsPerOperation: samples.sorted()[samples.count / 2])
+        return samples.map { $0.sorted()[$0.count / 2] }
     }
 }
 

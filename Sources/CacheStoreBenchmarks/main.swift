@@ -18,35 +18,27 @@ func progress(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
-var rows: [Row] = []
-/// Adds a row for `name` at `size`, with its ratio to `baseline` (a row already measured).
-@MainActor func record(_ name: String, _ size: Int, _ measurement: Measurement, baseline: String? = nil) {
-    progress("measured \(name) at \(size)")
-    let base = baseline.flatMap { baseline in rows.first { $0.name == baseline && $0.size == size }?.value }
-    let value = measurement.nanosecondsPerOperation
-    rows.append(Row(name: name, size: size, value: value, ratio: base.map { value / $0 } ?? 1))
-}
-
+var cases: [BenchmarkCase] = []
+let effectOperations = plan.operations(scaledBy: 0.05)
+let testStoreOperations = plan.operations(scaledBy: 0.1)
 for size in [10, 1_000, 10_000, 100_000] {
-    let core = CoreCases(size: size, plan: plan)
-    record("floor-write", size, core.floorWrite())
-    record("floor-read", size, core.floorRead())
-    guard size != 10_000 else { continue }  // 10,000 keys: only the TestStore case's baseline
-    record("cache-set", size, core.cacheSet(), baseline: "floor-write")
-    record("cache-get", size, core.cacheGet(), baseline: "floor-read")
-    record("store-handle", size, core.storeHandle(), baseline: "floor-write")
-    record("store-handle-observed-other", size, core.storeHandleObservingAnotherKey(), baseline: "floor-write")
-    record("store-handle-observed-same", size, core.storeHandleObservingTheWrittenKey(), baseline: "floor-write")
-    if size >= 1_000 { record("scoped-handle", size, core.scopedHandle(), baseline: "floor-write") }
+    let core = CoreCases(size: size, operations: plan.operations)
+    cases += core.floors
+    if size != 10_000 { cases += core.cache + core.store }
+    if size >= 1_000 && size != 10_000 { cases.append(core.scoped) }
+    if size == 10 { cases.append(EffectCases.roundTrip(count: effectOperations)) }
+    if size == 1_000 { cases.append(EffectCases.startAndCancel(count: 1_000)) }
+    if size <= 10_000 { cases.append(TestStoreCases.send(size: size, operations: testStoreOperations)) }
 }
-
-let effects = EffectCases(plan: plan)
-record("effect-roundtrip", 10, effects.roundTrip(count: plan.operations / 20), baseline: "floor-write")
-record("effect-cancel", 1_000, effects.startAndCancel(count: 1_000), baseline: "floor-write")
-
-let testStores = TestStoreCases(plan: plan)
-for size in [10, 1_000, 10_000] {
-    record("teststore-send", size, testStores.send(size: size), baseline: "floor-write")
+progress("measuring \(cases.count) cases round-robin, \(plan.rounds) rounds")
+// Every case of every size is timed in each round, so all figures share the same rounds: a slow
+// spell of this shared machine hits a case, its floor and the other sizes alike.
+let figures = Measurement.interleaved(cases, rounds: plan.rounds)
+var rows = zip(cases, figures).map { benchmark, value in
+    let base = benchmark.baseline.flatMap { baseline in
+        zip(cases, figures).first { $0.0.name == baseline && $0.0.size == benchmark.size }?.1
+    }
+    return Row(name: benchmark.name, size: benchmark.size, value: value, ratio: base.map { value / $0 } ?? 1)
 }
 
 let memoryKeys = 100_000
@@ -62,7 +54,9 @@ if tabSeparated {
     print(ResultTable.render(rows, tabSeparated: true))
 } else {
     print("machine: \(machine)\(plan.operations == Measurement.Plan.quick.operations ? " (quick run)" : "")")
-    print("ns/op is the median of \(plan.repetitions) repetitions; memory rows are bytes per key.\n")
+    print(
+        "ns/op is the median of \(plan.rounds) rounds, each timing every case in turn; "
+            + "ratios divide by the floor of the same size; memory rows are bytes per key.\n")
     print(ResultTable.render(rows, tabSeparated: false))
     print("\ntargets (ratios within this run):")
     print(Targets(rows: rows).report().joined(separator: "\n"))

@@ -1,3 +1,5 @@
+import Observation
+
 /// The storage engine: the values of one key space, with per-key observation and change subscribers.
 ///
 /// A tree of caches (a root and its scopes) shares one ``Lock``; every method whose name ends in
@@ -8,8 +10,22 @@
 /// read or write costs a dictionary operation, not a generic one.
 @usableFromInline
 final class KeyedValues<Key: Hashable & SendableMetatype>: @unchecked Sendable {
+    /// A key's entry: its value, and the key path observers of the key are registered under, once
+    /// the key has been read. One lookup finds both.
+    @usableFromInline
+    struct Slot {
+        /// `nil`: the key has no value, but its slot stays because it may be observed.
+        @usableFromInline var value: Any?
+        @usableFromInline var keyPath: KeyObservation<Key>.KeyPathForKey?
+
+        @inlinable init(value: Any?, keyPath: KeyObservation<Key>.KeyPathForKey?) {
+            self.value = value
+            self.keyPath = keyPath
+        }
+    }
+
     @usableFromInline let lock: Lock
-    @exclusivity(unchecked) @usableFromInline var values: [Key: Any]
+    @exclusivity(unchecked) @usableFromInline var slots: [Key: Slot]
     @usableFromInline let observation = KeyObservation<Key>()
     @exclusivity(unchecked) @usableFromInline var subscribers: [UInt64: Subscriber<Key>] = [:]
     private var nextSubscriberID: UInt64 = 0
@@ -19,22 +35,44 @@ final class KeyedValues<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     @inlinable
     init(lock: Lock, values: [Key: Any]) {
         self.lock = lock
-        self.values = values
+        self.slots = values.mapValues { Slot(value: $0, keyPath: nil) }
     }
 
     deinit {
         for subscriber in subscribers.values { subscriber.onEnd() }
     }
 
+    /// The value of `key`, recording the read for any `withObservationTracking` on this thread.
+    ///
+    /// The slot is reached in place (no copy of it), and made on the key's first read: an absent
+    /// key is observable too, as a view that reads it must learn when it appears.
     @inlinable
     func valueLocked(_ key: Key) -> Any? {
-        observation.accessLocked(key)
-        return values[key]
+        Self.read(&slots[key, default: Slot(value: nil, keyPath: nil)], of: key, observation: observation)
+    }
+
+    @inlinable
+    static func read(_ slot: inout Slot, of key: Key, observation: KeyObservation<Key>) -> Any? {
+        if slot.keyPath == nil { slot.keyPath = observation.keyPath(for: key) }
+        observation.registrar.access(observation, keyPath: slot.keyPath.unsafelyUnwrapped)
+        return slot.value
+    }
+
+    /// The value of `key`, without recording the read.
+    @inlinable
+    func peekLocked(_ key: Key) -> Any? {
+        slots[key]?.value
+    }
+
+    /// Every key that has a value, with its value, without recording the reads.
+    var valuesLocked: [Key: Any] {
+        slots.compactMapValues(\.value)
     }
 
     /// Records reads of every present key, for reads of whole-cache views such as `allValues`.
     func accessAllLocked() {
-        for key in values.keys { observation.accessLocked(key) }
+        let present = slots.compactMap { key, slot in slot.value == nil ? nil : key }
+        for key in present { _ = valueLocked(key) }
     }
 
     /// Sets (or, for `nil`, removes) the value of `key`, and returns the value it replaces.
@@ -42,16 +80,30 @@ final class KeyedValues<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     @discardableResult
     func writeLocked(_ value: Any?, for key: Key, into batch: inout ChangeBatch) -> Any? {
         let previous: Any?
+        let isObserved: Bool
         if let value {
-            previous = values.updateValue(value, forKey: key)
+            (previous, isObserved) = Self.replace(&slots[key, default: Slot(value: nil, keyPath: nil)], with: value)
+        } else if let slot = slots[key] {
+            previous = slot.value
+            isObserved = slot.keyPath != nil
+            // An observed key keeps its slot (and key path) without a value.
+            if isObserved { slots[key]?.value = nil } else { slots.removeValue(forKey: key) }
         } else {
-            previous = values.removeValue(forKey: key)
+            (previous, isObserved) = (nil, false)
         }
-        if !subscribers.isEmpty || observation.keyPathLocked(key) != nil {
+        if isObserved || !subscribers.isEmpty {
             if unpublishedKeys.isEmpty { batch.append(self) }
             unpublishedKeys.append(key)
         }
         return previous
+    }
+
+    /// Puts `value` in `slot`; returns the value it had and whether the key may be observed.
+    @inlinable
+    static func replace(_ slot: inout Slot, with value: Any) -> (previous: Any?, isObserved: Bool) {
+        let previous = slot.value
+        slot.value = value
+        return (previous, slot.keyPath != nil)
     }
 
     func subscribe(_ subscriber: Subscriber<Key>) -> Subscription {
@@ -68,16 +120,20 @@ final class KeyedValues<Key: Hashable & SendableMetatype>: @unchecked Sendable {
 
     /// Notifies observers and subscribers of the keys written since the last publish.
     /// Called without the lock held.
-    @usableFromInline
+    @inlinable
     func publishPending() {
         lock.lock()
-        let keys = unpublishedKeys
-        unpublishedKeys.removeAll(keepingCapacity: true)
-        let keyPaths = keys.compactMap(observation.keyPathLocked)
-        let listeners = Array(subscribers.values)
+        guard !unpublishedKeys.isEmpty else { return lock.unlock() }
+        var keys: [Key] = []
+        swap(&keys, &unpublishedKeys)
+        var keyPaths: [KeyObservation<Key>.KeyPathForKey] = []
+        for key in keys {
+            if let keyPath = slots[key]?.keyPath { keyPaths.append(keyPath) }
+        }
+        let listeners = subscribers.isEmpty ? [] : Array(subscribers.values)
         lock.unlock()
-        guard !keys.isEmpty else { return }
         observation.notify(keyPaths)
+        guard !listeners.isEmpty else { return }
         let changed = Set(keys)
         for listener in listeners { listener.onChange(changed) }
     }
@@ -92,7 +148,7 @@ struct ChangeBatch {
 
     @inlinable
     mutating func append<Key>(_ values: KeyedValues<Key>) {
-        pending.append(values.publishPending)
+        pending.append { values.publishPending() }
     }
 
     /// Publishes every change recorded. Call without holding the lock.
@@ -106,8 +162,8 @@ struct ChangeBatch {
 /// space itself is released.
 @usableFromInline
 struct Subscriber<Key: Hashable> {
-    var onChange: (Set<Key>) -> Void
-    var onEnd: () -> Void
+    @usableFromInline var onChange: (Set<Key>) -> Void
+    @usableFromInline var onEnd: () -> Void
 }
 
 /// A registration that ends when ``cancel()`` is called or the subscription is released.

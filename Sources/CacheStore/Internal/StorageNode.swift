@@ -10,6 +10,9 @@ class StorageNode<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     @usableFromInline let lock: Lock
     /// The value stored for a key, recording the read for observation. Lock held.
     @usableFromInline let valueLocked: (Key) -> Any?
+    /// The value stored for a key, not recorded for observation: for reads that are not a view's,
+    /// such as a handler's. Lock held.
+    @usableFromInline let peekLocked: (Key) -> Any?
     /// Sets (or, for `nil`, removes) the value of a key, putting the changes to publish in the batch,
     /// and returns the value it had, as a read would have seen it. Lock held.
     @usableFromInline let writeLocked: (Key, Any?, inout ChangeBatch) -> Any?
@@ -18,10 +21,12 @@ class StorageNode<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     init(
         lock: Lock,
         valueLocked: @escaping (Key) -> Any?,
+        peekLocked: @escaping (Key) -> Any?,
         writeLocked: @escaping (Key, Any?, inout ChangeBatch) -> Any?
     ) {
         self.lock = lock
         self.valueLocked = valueLocked
+        self.peekLocked = peekLocked
         self.writeLocked = writeLocked
     }
 
@@ -49,12 +54,13 @@ final class RootNode<Key: Hashable & SendableMetatype>: StorageNode<Key>, @unche
         super.init(
             lock: lock,
             valueLocked: { key in storage.valueLocked(key) },
+            peekLocked: { key in storage.peekLocked(key) },
             writeLocked: { key, value, batch in storage.writeLocked(value, for: key, into: &batch) })
     }
 
     override func allValuesLocked() -> [Key: Any] {
         storage.accessAllLocked()
-        return storage.values
+        return storage.valuesLocked
     }
 
     override func subscribe(_ subscriber: Subscriber<Key>) -> Subscription {

@@ -75,18 +75,21 @@ final class TransactionNode<Key: Hashable & SendableMetatype>: StorageNode<Key>,
     init(over base: StorageNode<Key>, turn: Lock) {
         let overlay = Overlay()
         let storageLock = base.lock
-        let readBase = base.valueLocked
+        // A handler's reads are not a view's: they record no observation.
+        let readBase = base.peekLocked
         let writeBase = base.writeLocked
         self.base = base
         self.overlay = overlay
+        let read = { (key: Key) -> Any? in
+            if !overlay.isCommitted, let written = overlay.written(key) { return written }
+            storageLock.lock()
+            defer { storageLock.unlock() }
+            return readBase(key)
+        }
         super.init(
             lock: turn,
-            valueLocked: { key in
-                if !overlay.isCommitted, let written = overlay.written(key) { return written }
-                storageLock.lock()
-                defer { storageLock.unlock() }
-                return readBase(key)
-            },
+            valueLocked: read,
+            peekLocked: read,
             // Before commit a write returns `nil`, not the value it replaces: reading that would cost a
             // lookup per write, and only the commit needs it (it gets it from the committed state).
             writeLocked: { key, value, batch in

@@ -10,36 +10,22 @@ final class KeyObservation<Key: Hashable & SendableMetatype>: Observable, @unche
     @usableFromInline typealias KeyPathForKey = KeyPath<KeyObservation<Key>, Void>
 
     @usableFromInline let registrar = ObservationRegistrar()
-    /// Key paths of the keys read so far. Guarded by the owning tree's lock.
-    @exclusivity(unchecked) @usableFromInline var keyPaths: [Key: KeyPathForKey] = [:]
 
     @usableFromInline init() {}
 
     /// The member each key path points at; it is never read for its value.
     @usableFromInline subscript(key: Key) -> Void { () }
 
-    /// Records a read of `key` for any `withObservationTracking` running on this thread.
-    /// - Important: The tree's lock must be held.
+    /// The key path observers of `key` are registered under. Building one costs more than a lookup,
+    /// so ``KeyedValues`` keeps it beside the key's value once built.
     @inlinable
-    func accessLocked(_ key: Key) {
-        let keyPath: KeyPathForKey
-        if let cached = keyPaths[key] {
-            keyPath = cached
-        } else {
-            keyPath = \KeyObservation<Key>.[key]
-            keyPaths[key] = keyPath
-        }
-        registrar.access(self, keyPath: keyPath)
-    }
-
-    /// The key path of `key` if it was ever read, so could be observed. - Important: lock held.
-    @inlinable
-    func keyPathLocked(_ key: Key) -> KeyPathForKey? {
-        keyPaths.isEmpty ? nil : keyPaths[key]
+    func keyPath(for key: Key) -> KeyPathForKey {
+        \KeyObservation<Key>.[key]
     }
 
     /// Tells the observers of `keyPaths` that their keys changed. Call without holding the lock:
     /// observers run synchronously and may read the store.
+    @inlinable
     func notify(_ changed: [KeyPathForKey]) {
         for keyPath in changed {
             registrar.willSet(self, keyPath: keyPath)

@@ -34,12 +34,18 @@ final class ScopedNode<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
         }
         let local = KeyedValues(lock: parent.lock, values: localValues)
         let readParent = parent.valueLocked
+        let peekParent = parent.peekLocked
         let writeParent = parent.writeLocked
         self.init(
             parent: parent, toParent: toParent, fromParent: fromParent, local: local, fallbacks: fallbacks,
             valueLocked: { key in
                 guard let parentKey = toParent(key) else { return local.valueLocked(key) }
                 guard let value = readParent(parentKey) else { return fallbacks.isEmpty ? nil : fallbacks[key] }
+                return value
+            },
+            peekLocked: { key in
+                guard let parentKey = toParent(key) else { return local.peekLocked(key) }
+                guard let value = peekParent(parentKey) else { return fallbacks.isEmpty ? nil : fallbacks[key] }
                 return value
             },
             writeLocked: { key, value, batch in
@@ -59,6 +65,7 @@ final class ScopedNode<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
         local: KeyedValues<Key>,
         fallbacks: [Key: Any],
         valueLocked: @escaping (Key) -> Any?,
+        peekLocked: @escaping (Key) -> Any?,
         writeLocked: @escaping (Key, Any?, inout ChangeBatch) -> Any?
     ) {
         self.parent = parent
@@ -66,7 +73,7 @@ final class ScopedNode<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
         self.fromParent = fromParent
         self.local = local
         self.fallbacks = fallbacks
-        super.init(lock: parent.lock, valueLocked: valueLocked, writeLocked: writeLocked)
+        super.init(lock: parent.lock, valueLocked: valueLocked, peekLocked: peekLocked, writeLocked: writeLocked)
     }
 
     override func allValuesLocked() -> [Key: Any] {
@@ -76,7 +83,7 @@ final class ScopedNode<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
             result[key] = value
         }
         local.accessAllLocked()
-        result.merge(local.values) { _, localValue in localValue }
+        result.merge(local.valuesLocked) { _, localValue in localValue }
         return result
     }
 

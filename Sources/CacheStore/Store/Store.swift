@@ -34,6 +34,8 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
 {
     /// The store's state: the read API forwards to it.
     @usableFromInline let cacheStore: CacheStore<Key>
+    /// The lock of the state's storage tree (`cacheStore.node.lock`), kept at hand for commits.
+    @usableFromInline let storageLock: Lock
     @usableFromInline let queue: ActionQueue
     @usableFromInline let actionHandler: StoreActionHandler<Key, Action, Dependency>
     @usableFromInline let dependency: Dependency
@@ -76,6 +78,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
         forwardToParent: ((Action) -> Void)?
     ) {
         self.cacheStore = cacheStore
+        self.storageLock = cacheStore.node.lock
         self.queue = queue
         self.actionHandler = actionHandler
         self.dependency = dependency
@@ -146,7 +149,9 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
             // Keep the state for the next action unless something outside the store holds it: the
             // handler captured it, or made a scope over it. Such a holder then writes straight to
             // the committed state, as after any commit.
-            if isKnownUniquelyReferenced(&state), !transaction.overlay.isShared { spareState = (state, transaction) }
+            if isKnownUniquelyReferenced(&state), !transaction.overlay.isShared {
+                spareState = (consume state, consume transaction)
+            }
         } else {
             changes = replaceState(discarding: transaction, with: state.allValues)
         }
@@ -157,11 +162,10 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// The state a handler mutates: the spare one from the last action, or a new transaction.
     @inlinable
     func takeState() -> (CacheStore<Key>, TransactionNode<Key>) {
-        guard let spare = spareState else {
+        guard let spare = spareState.take() else {
             let transaction = TransactionNode(over: cacheStore.node, turn: queue.turn)
             return (CacheStore(node: transaction), transaction)
         }
-        spareState = nil
         spare.transaction.reopen()
         return spare
     }
@@ -169,10 +173,9 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     @inlinable
     func commit(_ transaction: TransactionNode<Key>, recordingChanges: Bool) -> [StateChange<Key>] {
         var batch = ChangeBatch()
-        let lock = cacheStore.node.lock
-        lock.lock()
+        storageLock.lock()
         let changes = transaction.commitLocked(into: &batch, recordingChanges: recordingChanges)
-        lock.unlock()
+        storageLock.unlock()
         if !batch.pending.isEmpty { batch.publish() }
         return changes
     }
