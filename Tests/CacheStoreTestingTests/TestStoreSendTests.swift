@@ -93,6 +93,23 @@ import Testing
         #expect(message.contains("      1009,"))
     }
 
+    @Test func aDifferenceBeyondWhatTheDumpShowsIsStillReported() async {
+        let long = Array(0..<500)
+        let failures = await captureFailures {
+            let store = makeLoadStore()
+            store.send(.loaded(.success(long))) { state in
+                state.set(value: false, forKey: .isLoading)
+                state.set(value: long.map { $0 == 400 ? -1 : $0 }, forKey: .items)
+            }
+        }
+        let lines = failures.first?.message.components(separatedBy: "\n") ?? []
+        #expect(failures.count == 1)
+        #expect(lines.first?.hasPrefix("State after .loaded(.success([0, 1, 2, 3,") == true)
+        #expect(lines.first?.count ?? 0 < 300)  // a long action is cut short in the message
+        #expect(
+            lines.dropFirst().first == "  .items: changed past the first 100 elements shown (the dumps are the same)")
+    }
+
     @Test func theFailurePointsAtTheSendLine() async {
         var sendLine: UInt = 0
         let failures = await captureFailures {

@@ -20,6 +20,10 @@ package enum StateChangeReport {
         return lines.joined(separator: "\n")
     }
 
+    /// What a change says when the two values differ only where their dumps are cut short.
+    package static let changedBeyondDump =
+        "changed past the first \(DumpNode.Limits.standard.maxChildren) elements shown (the dumps are the same)"
+
     /// `lines` of a value placed after `head`: on the same line when the value is one line, else
     /// below it, indented.
     static func attach(_ lines: [String], to head: String, indent: String) -> [String] {
@@ -51,6 +55,7 @@ extension StateChange {
         default:
             let old = ValueDump.lines(before)
             let new = ValueDump.lines(after)
+            if old == new { return ["  ~ \(keyText): \(StateChangeReport.changedBeyondDump)"] }
             if old.count == 1, new.count == 1 { return ["  ~ \(keyText): \(old[0]) → \(new[0])"] }
             return ["  ~ \(keyText):"] + LineDiff.lines(from: old, to: new).map(\.marked).map { "    " + $0 }
         }

@@ -11,7 +11,8 @@ extension CacheStore {
     /// appCache.get(.token, as: String.self) // "t0k3n"
     /// ```
     ///
-    /// A scope keeps its parent alive; the parent does not keep its scopes.
+    /// A scope keeps its parent's storage alive (the parent `CacheStore` object is a handle to it and
+    /// may be released while the scope goes on working); the parent does not keep its scopes.
     ///
     /// - Parameter keys: The keys the scope shows.
     /// - Returns: The scope.

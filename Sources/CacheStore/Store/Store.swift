@@ -109,8 +109,13 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// store.cancel(id: CancelID.fetchPosts)
     /// ```
     ///
+    /// An effect that finished first, and is delivering its action, is not running any more: it is
+    /// not cancelled, and `false` is returned.
+    ///
     /// - Parameter id: The id the effect was started with.
-    public func cancel(id: AnyHashable) {
+    /// - Returns: Whether an effect was running under `id` (and so is cancelled).
+    @discardableResult
+    public func cancel(id: AnyHashable) -> Bool {
         effects.cancel(id)
     }
 

@@ -32,9 +32,16 @@ struct QueuedEffect<Action>: @unchecked Sendable {
 
     /// Starts the effect in a task that inherits the caller's task-local values (the running test,
     /// a failure handler), and returns where its actions will arrive.
-    func start() -> Completion<[Action]> {
+    ///
+    /// - Parameter onDedicatedThread: Run it on a thread of its own rather than the shared pool, for
+    ///   a caller that will block until it finishes (where the platform has task executors).
+    func start(onDedicatedThread: Bool = false) -> Completion<[Action]> {
         let completion = Completion<[Action]>()
-        Task { completion.complete(await run()) }
+        if onDedicatedThread, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
+            Task(executorPreference: DedicatedThreadExecutor.shared) { completion.complete(await run()) }
+        } else {
+            Task { completion.complete(await run()) }
+        }
         return completion
     }
 }

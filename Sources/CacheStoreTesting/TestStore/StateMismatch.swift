@@ -49,7 +49,9 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
 
     /// The key, then the line diff of the two values: `−` expected, `+` actual.
     var diffLines: [String] {
-        let lines = LineDiff.lines(from: ValueDump.lines(expected), to: ValueDump.lines(actual))
+        let (old, new) = (ValueDump.lines(expected), ValueDump.lines(actual))
+        if old == new { return ["  \(keyText): \(StateChangeReport.changedBeyondDump)"] }
+        let lines = LineDiff.lines(from: old, to: new)
         return ["  \(keyText)"]
             + lines.map { line in
                 switch line {

@@ -46,8 +46,10 @@ extension TestStore {
     /// The synchronous form of ``receive(_:fileID:file:line:column:expecting:)-(_,_,_,_,_,_)``, for
     /// synchronous XCTest methods.
     ///
-    /// It blocks the calling thread until the effect finishes. On the main thread it keeps the main
-    /// run loop running meanwhile, so an effect that hops to the main actor does not deadlock.
+    /// It blocks the calling thread until the effect finishes. The effect runs on a thread of its
+    /// own, so it never waits for a free thread of the concurrency pool the caller may be blocking;
+    /// on the main thread the main run loop keeps running meanwhile, so an effect that hops to the
+    /// main actor does not deadlock. In async code, prefer the `async` form.
     ///
     /// - Parameters:
     ///   - action: The action the effect should produce.
@@ -66,7 +68,7 @@ extension TestStore {
     ) {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
         guard let effect = dequeueOrFail(expecting: action, at: location) else { return }
-        let produced = effect.start().valueBlocking(timeout: effectTimeout)
+        let produced = effect.start(onDedicatedThread: true).valueBlocking(timeout: effectTimeout)
         finishReceiving(action, from: effect, produced: produced, at: location, expecting: expecting)
     }
 
