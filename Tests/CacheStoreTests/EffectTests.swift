@@ -106,6 +106,6 @@ func makeEffectStore(gates: Int = 2) -> (Store<Key, EffectAction, EffectDependen
             #expect(store.runningEffectIDs == [AnyHashable(CancelID.work)])
         }
         #expect(await eventually(timeout: .seconds(1)) { weakStore == nil })
-        #expect(await eventually(timeout: .seconds(1)) { dependency.cancellations.values == [-1] })
+        #expect(await eventually { dependency.cancellations.values == [-1] })
     }
 }

@@ -11,8 +11,10 @@ struct Post: Equatable, Sendable {
     var title: String
 }
 
-/// Polls `condition` until it holds or `timeout` passes; returns whether it held.
-func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+/// Polls `condition` until it holds or `timeout` passes; returns whether it held. The default is
+/// generous: it only costs time when a test fails, and under ThreadSanitizer on a loaded two-core
+/// machine an effect can take seconds to be scheduled.
+func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if condition() { return true }
@@ -71,3 +73,12 @@ final class Gate: @unchecked Sendable {
 /// Plain strings as errors, as the seed README's users write them: `.failure("no url")`.
 // swift-format-ignore: AvoidRetroactiveConformances
 extension String: @retroactive Error {}
+
+/// Runs CPU-bound `body` on a thread of its own and waits for it, so that a long synchronous loop
+/// does not occupy the concurrency pool that effects and other tests need (two threads on a
+/// two-core machine).
+func offThePool<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
+    await withCheckedContinuation { continuation in
+        Thread { continuation.resume(returning: body()) }.start()
+    }
+}

@@ -12,11 +12,13 @@ import Testing
         let deliveries = LockedSet()
         let store = Store(initialValues: [:], actionHandler: raceHandler, dependency: deliveries)
         let cancelled = LockedSet()
-        DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
-            for cycle in 0..<Self.cyclesPerThread {
-                let id = RaceID(thread: thread, cycle: cycle, token: 0)
-                store.handle(action: .start(id, gate: nil))
-                if store.cancel(id: id.effectID) { cancelled.insert(id) }
+        await offThePool {
+            DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
+                for cycle in 0..<Self.cyclesPerThread {
+                    let id = RaceID(thread: thread, cycle: cycle, token: 0)
+                    store.handle(action: .start(id, gate: nil))
+                    if store.cancel(id: id.effectID) { cancelled.insert(id) }
+                }
             }
         }
         #expect(await eventually(timeout: .seconds(30)) { store.runningEffectIDs.isEmpty })
@@ -28,14 +30,16 @@ import Testing
     @Test func reusingAnIDNeverCancelsTheNewerEffect() async {
         let deliveries = LockedSet()
         let store = Store(initialValues: [:], actionHandler: raceHandler, dependency: deliveries)
-        DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
-            for cycle in 0..<Self.cyclesPerThread {
-                let gate = Gate()
-                // The older effect waits for the gate, which opens only once the newer one started:
-                // it always finishes after being replaced, so its clean-up runs after the newer start.
-                store.handle(action: .start(RaceID(thread: thread, cycle: cycle, token: 1), gate: gate))
-                store.handle(action: .start(RaceID(thread: thread, cycle: cycle, token: 2), gate: nil))
-                gate.open()
+        await offThePool {
+            DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
+                for cycle in 0..<Self.cyclesPerThread {
+                    let gate = Gate()
+                    // The older effect waits for the gate, which opens only once the newer one
+                    // started: it always finishes after being replaced, so its clean-up comes after.
+                    store.handle(action: .start(RaceID(thread: thread, cycle: cycle, token: 1), gate: gate))
+                    store.handle(action: .start(RaceID(thread: thread, cycle: cycle, token: 2), gate: nil))
+                    gate.open()
+                }
             }
         }
         #expect(await eventually(timeout: .seconds(30)) { deliveries.count == Self.threads * Self.cyclesPerThread })

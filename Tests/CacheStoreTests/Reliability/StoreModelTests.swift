@@ -4,22 +4,31 @@ import Testing
 /// Model-based random testing of actions: the operations of ``CacheStoreModelTests`` sent as actions
 /// to a root store and to scoped stores over it (a key-transformed one and a key-subset one), checked
 /// after every step against the same model.
-@Suite struct StoreModelTests {
+@Suite(.serialized) struct StoreModelTests {
+    /// Seeds run one at a time, each off the concurrency pool: the runs are CPU-bound.
     @Test(arguments: CacheStoreModelTests.seeds)
     func randomActionsAgreeWithTheModel(seed: UInt64) async {
+        let failure = await offThePool { Self.run(seed: seed) }
+        if let failure { Issue.record(Comment(rawValue: failure)) }
+    }
+
+    /// The run for `seed`: `nil`, or what went wrong, where.
+    static func run(seed: UInt64) -> String? {
         var model = CacheModel()
         var random = SeededGenerator(seed: seed)
         let stores = StoreViews()
         for step in 0..<CacheStoreModelTests.steps {
-            if step.isMultiple(of: 64) { await Task.yield() }  // a long run shares the concurrency pool
             let operation = CacheOperation.random(using: &random)
             guard stores.send(operation) else { continue }
             model.apply(operation)
-            if let mismatch = model.firstMismatch(with: stores.views) {
-                Issue.record("seed \(seed), step \(step), after sending \(operation): \(mismatch)")
-                return
+            if let mismatch = model.firstMismatch(
+                root: stores.root.allValues, evens: stores.evens.allValues,
+                named: stores.named.allValues, nested: stores.nested.allValues)
+            {
+                return "seed \(seed), step \(step), after sending \(operation): \(mismatch)"
             }
         }
+        return nil
     }
 }
 
@@ -43,9 +52,6 @@ struct StoreViews {
         nested = named.scope(
             keys: CacheModel.nestedNames, actionHandler: operationHandler(), dependencyTransformation: { $0 })
     }
-
-    /// The stores' state as cache views, for the model's checks.
-    var views: CacheViewsOfStores { CacheViewsOfStores(stores: self) }
 
     /// Sends `operation` to the store it is for; `false` for operations stores have no action for.
     func send(_ operation: CacheOperation) -> Bool {
@@ -83,17 +89,4 @@ func operationHandler<Key: Hashable & SendableMetatype>() -> StoreActionHandler<
         }
         return .none
     }
-}
-
-extension CacheModel {
-    /// A description of the first store that disagrees with the model, or `nil`.
-    func firstMismatch(with views: CacheViewsOfStores) -> String? {
-        firstMismatch(
-            root: views.stores.root.allValues, evens: views.stores.evens.allValues,
-            named: views.stores.named.allValues, nested: views.stores.nested.allValues)
-    }
-}
-
-struct CacheViewsOfStores {
-    let stores: StoreViews
 }

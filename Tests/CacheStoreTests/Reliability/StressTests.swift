@@ -27,31 +27,7 @@ import Testing
         }
         let sent = LockedCounts()
 
-        DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
-            var random = SeededGenerator(seed: UInt64(thread + 1))
-            for sequence in 0..<Self.actionsPerThread {
-                switch Int.random(in: 0..<10, using: &random) {
-                case 0...3:
-                    store.handle(action: .increment(thread: thread))
-                    sent.recordIncrement(thread)
-                case 4...5:
-                    let key = Int.random(in: 0..<Self.sharedKeys, using: &random)
-                    store.handle(action: .write(key: key, thread: thread, sequence: sequence))
-                    sent.recordWrite(key: key, thread: thread, sequence: sequence)
-                case 6:
-                    scoped.handle(action: thread)
-                    sent.recordScopedIncrement(thread)
-                case 7:
-                    store.handle(action: .startEffect(id: thread))
-                    sent.recordEffectStart()
-                case 8:
-                    store.cancel(id: thread)
-                default:
-                    _ = store.get(.counter(Int.random(in: 0..<Self.threads, using: &random)), as: Int.self)
-                    _ = scoped.get(thread, as: Int.self)
-                }
-            }
-        }
+        await offThePool { Self.sendMixedActions(to: store, scoped: scoped, recording: sent) }
         for thread in 0..<Self.threads { store.cancel(id: thread) }
         #expect(await eventually(timeout: .seconds(30)) { store.runningEffectIDs.isEmpty })
 
@@ -70,6 +46,37 @@ import Testing
         #expect(observations.fired > 0)
         streamed.cancel()
         #expect(await streamed.value > 0)
+    }
+
+    /// Each of ``threads`` threads sends its share of the mixed actions, recording what it sent.
+    static func sendMixedActions(
+        to store: Store<StressKey, StressAction, Void>, scoped: Store<Int, Int, Void>, recording sent: LockedCounts
+    ) {
+        DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            var random = SeededGenerator(seed: UInt64(thread + 1))
+            for sequence in 0..<actionsPerThread {
+                switch Int.random(in: 0..<10, using: &random) {
+                case 0...3:
+                    store.handle(action: .increment(thread: thread))
+                    sent.recordIncrement(thread)
+                case 4...5:
+                    let key = Int.random(in: 0..<sharedKeys, using: &random)
+                    store.handle(action: .write(key: key, thread: thread, sequence: sequence))
+                    sent.recordWrite(key: key, thread: thread, sequence: sequence)
+                case 6:
+                    scoped.handle(action: thread)
+                    sent.recordScopedIncrement(thread)
+                case 7:
+                    store.handle(action: .startEffect(id: thread))
+                    sent.recordEffectStart()
+                case 8:
+                    store.cancel(id: thread)
+                default:
+                    _ = store.get(.counter(Int.random(in: 0..<threads, using: &random)), as: Int.self)
+                    _ = scoped.get(thread, as: Int.self)
+                }
+            }
+        }
     }
 }
 
