@@ -1,7 +1,7 @@
 import CacheStoreTesting
 import Testing
 
-/// The README's Testing example (names aside), against its quick-start handler, so neither can rot.
+/// The README's quick start and Testing example (names aside), so neither can rot.
 private enum QuickStartKey { case count, isSaving }
 private enum QuickStartAction { case increment, save, saved }
 
@@ -20,6 +20,19 @@ private let handler = StoreActionHandler<QuickStartKey, QuickStartAction, Void> 
 }
 
 @Suite struct ReadmeTestingExampleTests {
+    @Test func quickStart() async throws {
+        let store = Store(initialValues: [.count: 0], actionHandler: handler)
+        store.handle(action: .increment)
+        #expect(store.get(.count, as: Int.self) == 1)  // the handler ran before `handle` returned
+
+        store.handle(action: .save)
+        #expect(store.get(.isSaving, as: Bool.self) == true)
+        for _ in 0..<10_000 where store.get(.isSaving, as: Bool.self) == true {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(store.get(.isSaving, as: Bool.self) == false)  // the effect's .saved was handled
+    }
+
     @Test func incrementThenSave() async {
         let store = TestStore(initialValues: [.count: 0], actionHandler: handler, dependency: ())
 

@@ -36,11 +36,9 @@ public func unimplemented<each Argument, Result: Sendable>(
     line: UInt = #line,
     column: UInt = #column
 ) -> @Sendable (repeat each Argument) -> Result {
-    let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
-    return { (_: repeat each Argument) in
-        reportUnimplementedCall(name, at: location)
-        return placeholder
-    }
+    let call = UnimplementedCall(
+        name: name, placeholder: placeholder, fileID: fileID, file: file, line: line, column: column)
+    return { (_: repeat each Argument) in call.report() }
 }
 
 /// The `async` form of ``unimplemented(_:placeholder:fileID:file:line:column:)``, chosen when the
@@ -62,19 +60,31 @@ public func unimplemented<each Argument, Result: Sendable>(
     line: UInt = #line,
     column: UInt = #column
 ) -> @Sendable (repeat each Argument) async -> Result {
-    let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
-    return { (_: repeat each Argument) in
-        reportUnimplementedCall(name, at: location)
-        return placeholder
-    }
+    let call = UnimplementedCall(
+        name: name, placeholder: placeholder, fileID: fileID, file: file, line: line, column: column)
+    return { (_: repeat each Argument) in call.report() }
 }
 
-private func reportUnimplementedCall(_ name: String, at location: FailureLocation) {
-    TestStoreFailure.report(
-        """
-        Unimplemented: \(name) was called.
-        The test did not expect this dependency to be used. Give the test a dependency that \
-        implements \(name), or fix the code that calls it.
-        """,
-        at: location)
+/// What an unimplemented dependency does when called: report, then return its placeholder.
+private struct UnimplementedCall<Result: Sendable>: Sendable {
+    let name: String
+    let placeholder: Result
+    let location: FailureLocation
+
+    init(name: String, placeholder: Result, fileID: StaticString, file: StaticString, line: UInt, column: UInt) {
+        self.name = name
+        self.placeholder = placeholder
+        self.location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
+    }
+
+    func report() -> Result {
+        TestStoreFailure.report(
+            """
+            Unimplemented: \(name) was called.
+            The test did not expect this dependency to be used. Give the test a dependency that \
+            implements \(name), or fix the code that calls it.
+            """,
+            at: location)
+        return placeholder
+    }
 }
