@@ -159,6 +159,18 @@ import Testing
         #expect(failures.isEmpty)
     }
 
+    @Test func aCancelEffectRemovesTheQueuedEffectWithItsID() async {
+        let failures = await captureFailures {
+            let store = makeLoadStore()
+            store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+            store.send(.stream(count: 1))
+            store.send(.stopLoading) { $0.set(value: false, forKey: .isLoading) }
+            #expect(store.queuedEffectIDs == [AnyHashable(LoadID.stream)])
+            store.cancel(id: LoadID.stream)
+        }
+        #expect(failures.isEmpty)
+    }
+
     @Test func aNewEffectReplacesAQueuedOneWithTheSameID() async {
         let failures = await captureFailures {
             let store = makeLoadStore()

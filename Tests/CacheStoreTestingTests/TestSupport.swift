@@ -21,6 +21,7 @@ enum LoadAction: Sendable {
     case loadNothing
     case loadForever
     case touchDependency
+    case stopLoading
 }
 
 struct LoadDependency: Sendable {
@@ -56,6 +57,9 @@ let loadHandler = StoreActionHandler<LoadKey, LoadAction, LoadDependency> { stat
         }
     case .touchDependency:
         state.set(value: dependency.pageSize(), forKey: .page)
+    case .stopLoading:
+        state.set(value: false, forKey: .isLoading)
+        return .cancel(id: LoadID.load)
     }
     return .none
 }

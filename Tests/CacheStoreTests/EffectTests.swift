@@ -6,6 +6,7 @@ enum EffectAction: Equatable, Sendable {
     case start(id: String, gate: Int, result: Int)
     case startSequence(count: Int)
     case startForever
+    case stop(id: String)
     case received(Int)
 }
 
@@ -35,6 +36,8 @@ let effectHandler = StoreActionHandler<Key, EffectAction, EffectDependency> { st
             dependency.cancellations.append(-1)
             return nil
         }
+    case .stop(let id):
+        return .cancel(id: id)
     case .received(let value):
         state.update(.list, as: [Int].self) { $0 = ($0 ?? []) + [value] }
     }
@@ -83,9 +86,19 @@ func makeEffectStore(gates: Int = 2) -> (Store<Key, EffectAction, EffectDependen
         #expect(store.get(.list, as: [Int].self) == [2])
     }
 
+    @Test func aHandlerCancelsAnEffectByReturningCancel() async {
+        let (store, dependency) = makeEffectStore()
+        store.handle(action: .start(id: "a", gate: 0, result: 1))
+        store.handle(action: .stop(id: "a"))
+        #expect(store.runningEffectIDs.isEmpty)
+        dependency.gates[0].open()
+        #expect(await eventually { dependency.cancellations.values == [1] })
+        #expect(store.get(.list, as: [Int].self) == nil)
+    }
+
     @Test func cancellingAnUnknownIDDoesNothing() {
         let (store, _) = makeEffectStore()
-        store.cancel(id: "nothing")
+        #expect(!store.cancel(id: "nothing"))
         #expect(store.runningEffectIDs.isEmpty)
     }
 

@@ -1,27 +1,17 @@
+import Foundation
+
 extension ActionEffect {
-    /// One effect that runs all of `effects` together, or `nil` when there are none.
+    /// One effect that starts all of `effects`, or `nil` when there are none.
     ///
-    /// A single effect is returned as it is, keeping its id. Several are run as one
-    /// ``run(id:operation:)`` effect under a new id: each part sends its actions as they come, and
-    /// immediate actions are sent first, in order.
+    /// A single effect is returned as it is. Several are kept apart inside one merged effect, so each
+    /// starts (or cancels) under its own id, as if its handler had returned it alone.
     static func merging(_ effects: [ActionEffect]) -> ActionEffect? {
         guard effects.count > 1 else { return effects.first }
-        let parts = UncheckedSendable(effects.map(\.operation))
-        return .run { send in
-            await withTaskGroup(of: Void.self) { group in
-                for work in parts.value {
-                    switch work {
-                    case .action(let action):
-                        send(action)
-                    case .single(let operation):
-                        group.addTask {
-                            if let action = await operation() { send(action) }
-                        }
-                    case .sequence(let operation):
-                        group.addTask { await operation(send) }
-                    }
-                }
-            }
-        }
+        return ActionEffect(id: UUID(), merged: effects)
+    }
+
+    private init(id: AnyHashable, merged effects: [ActionEffect]) {
+        self.id = id
+        self.operation = .merged(effects)
     }
 }

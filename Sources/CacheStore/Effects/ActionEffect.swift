@@ -42,6 +42,10 @@ public struct ActionEffect<Action> {
         case single(@Sendable () async -> Action?)
         /// An async operation that sends any number of actions over time.
         case sequence(@Sendable (Send<Action>) async -> Void)
+        /// Cancel the effect running under the effect's id.
+        case cancel
+        /// Several effects, each started as if returned alone.
+        case merged([ActionEffect])
     }
 
     /// An effect that runs `effect` concurrently and handles the action it returns, if any.
@@ -90,6 +94,21 @@ public struct ActionEffect<Action> {
         operation: @escaping @Sendable (_ send: Send<Action>) async -> Void
     ) -> ActionEffect {
         ActionEffect(id: id, operation: .sequence(operation))
+    }
+
+    /// An effect that cancels the effect running under `id`, if any: the way a handler stops an
+    /// effect it started.
+    ///
+    /// ```swift
+    /// case .cancelFetch:
+    ///     state.set(value: false, forKey: .isLoading)
+    ///     return .cancel(id: CancelID.fetchPosts)
+    /// ```
+    ///
+    /// - Parameter id: The id the effect to cancel was started with.
+    /// - Returns: The effect.
+    public static func cancel(id: AnyHashable) -> ActionEffect {
+        ActionEffect(id: id, operation: .cancel)
     }
 
     private init(id: AnyHashable, operation: Operation) {

@@ -220,6 +220,10 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
                 await operation(Send { [weak self] action in self?.deliver(action, from: ticket, isLast: false) })
                 self?.effects.finish(ticket)
             }
+        case .cancel:
+            effects.cancel(effect.id)
+        case .merged(let parts):
+            for part in parts { run(part) }
         }
     }
 

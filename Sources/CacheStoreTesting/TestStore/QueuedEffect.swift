@@ -27,6 +27,8 @@ struct QueuedEffect<Action>: @unchecked Sendable {
             let sent = LockedValue<[Action]>([])
             await operation(Send { action in sent.withValue { $0.append(action) } })
             return sent.withValue { $0 }
+        case .cancel, .merged:
+            return []  // never queued: `TestStore.enqueue` applies and splits them
         }
     }
 

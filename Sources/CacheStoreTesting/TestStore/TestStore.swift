@@ -182,7 +182,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
 
     /// Handles `action` on the store without checking the state, and queues the effect.
     func handleUnchecked(_ action: Action) {
-        if let effect = store.handleWithoutEffects(action).effect { enqueue(QueuedEffect(effect)) }
+        if let effect = store.handleWithoutEffects(action).effect { enqueue(effect) }
     }
 
     /// Handles `action` on the store, checks the state against `expecting`, and queues the effect.
@@ -204,14 +204,22 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         if !mismatches.isEmpty {
             TestStoreFailure.report(StateMismatch.message(after: action, mismatches), at: location)
         }
-        if let effect { enqueue(QueuedEffect(effect)) }
+        if let effect { enqueue(effect) }
     }
 
-    /// Queues `effect` last, replacing a queued effect with the same id as a running store would.
-    func enqueue(_ effect: QueuedEffect<Action>) {
-        queue.withValue { queued in
-            queued.removeAll { $0.id == effect.id }
-            queued.append(effect)
+    /// Queues `effect` last, replacing a queued effect with the same id as a running store would; a
+    /// cancellation removes the queued effect with its id; merged effects are queued one by one.
+    func enqueue(_ effect: ActionEffect<Action>) {
+        switch effect.operation {
+        case .cancel:
+            cancel(id: effect.id)
+        case .merged(let parts):
+            for part in parts { enqueue(part) }
+        case .action, .single, .sequence:
+            queue.withValue { queued in
+                queued.removeAll { $0.id == effect.id }
+                queued.append(QueuedEffect(effect))
+            }
         }
     }
 
