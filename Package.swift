@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "CacheStore", targets: ["CacheStore"]),
         .library(name: "CacheStoreTesting", targets: ["CacheStoreTesting"]),
+        .executable(name: "PostsDemo", targets: ["PostsDemo"]),
     ],
     targets: [
         .target(name: "CacheStore"),
@@ -17,8 +18,16 @@ let package = Package(
             dependencies: ["CacheStore", "CacheStoreTesting", "CacheStoreBenchmarkSupport"]
         ),
         .target(name: "CacheStoreBenchmarkSupport"),
+        // The terminal posts demo: the feature as a library (tested), the terminal app around it.
+        .target(name: "PostsFeature", dependencies: ["CacheStore"], path: "Demo/PostsFeature"),
+        .executableTarget(name: "PostsDemo", dependencies: ["CacheStore", "PostsFeature"], path: "Demo/PostsDemo"),
         .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"]),
         .testTarget(name: "CacheStoreTestingTests", dependencies: ["CacheStoreTesting"]),
+        .testTarget(
+            name: "PostsDemoTests",
+            dependencies: ["PostsFeature", "PostsDemo", "CacheStoreTesting"],
+            resources: [.copy("Fixtures")]
+        ),
         // The seed README's tests as an existing user wrote them, in Swift 5 language mode.
         .testTarget(
             name: "SeedReadmeSwift5Tests",

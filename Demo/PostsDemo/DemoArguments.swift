@@ -1,0 +1,52 @@
+import Foundation
+
+/// The command line: `PostsDemo [--url URL] [--once] [--timeout SECONDS] [--help]`.
+struct DemoArguments: Equatable {
+    var url: URL?
+    var once = false
+    var timeout: TimeInterval = 10
+    var help = false
+
+    static let usage = """
+        usage: PostsDemo [--url URL] [--once] [--timeout SECONDS]
+
+        Shows posts with CacheStore. Without --url it serves 100 bundled sample posts (no network).
+          --url URL          fetch posts from an HTTP(S) endpoint, for example
+                             https://jsonplaceholder.typicode.com/posts
+          --once             fetch once, print one post a line as "#ID TITLE", and exit
+                             (also when standard output is not a terminal)
+          --timeout SECONDS  how long a request may take (default 10)
+          --help             show this help
+
+        Keys: r refresh, c cancel the fetch in flight, n/p next/previous page, u next user, q quit.
+        """
+
+    /// Why the command line could not be read.
+    struct Invalid: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func parse(_ arguments: [String]) throws(Invalid) -> DemoArguments {
+        var result = DemoArguments()
+        var rest = arguments[...]
+        while let argument = rest.popFirst() {
+            switch argument {
+            case "--once": result.once = true
+            case "--help", "-h": result.help = true
+            case "--url":
+                guard let text = rest.popFirst(), let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                    ["http", "https"].contains(scheme), url.host != nil
+                else { throw Invalid(description: "--url needs an http or https URL") }
+                result.url = url
+            case "--timeout":
+                guard let text = rest.popFirst(), let seconds = TimeInterval(text), seconds > 0 else {
+                    throw Invalid(description: "--timeout needs a number of seconds")
+                }
+                result.timeout = seconds
+            default:
+                throw Invalid(description: "unknown option \(argument)")
+            }
+        }
+        return result
+    }
+}

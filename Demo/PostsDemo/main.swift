@@ -1,0 +1,23 @@
+import CacheStore
+import Foundation
+import PostsFeature
+
+let arguments: DemoArguments
+do {
+    arguments = try DemoArguments.parse(Array(CommandLine.arguments.dropFirst()))
+} catch {
+    FileHandle.standardError.write(Data("PostsDemo: \(error)\n\n\(DemoArguments.usage)\n".utf8))
+    exit(64)
+}
+if arguments.help {
+    print(DemoArguments.usage)
+    exit(0)
+}
+
+let client = arguments.url.map { PostsClient.live(url: $0, timeout: arguments.timeout) } ?? .sample()
+let store = Store(initialValues: [.pageSize: 10], actionHandler: postsHandler, dependency: client)
+
+if arguments.once || !Terminal.isInteractive {
+    exit(await OnceRun.run(store))
+}
+await InteractiveApp(store: store, source: client.sourceDescription).run()

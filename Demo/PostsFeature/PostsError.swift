@@ -1,0 +1,17 @@
+/// Why posts could not be loaded, with what a person needs to know to fix it.
+public enum PostsError: Error, Equatable, Sendable, CustomStringConvertible {
+    /// The server answered with a status outside 200–299.
+    case http(status: Int, host: String)
+    /// No answer: no network, refused connection, timeout.
+    case transport(host: String, reason: String)
+    /// The answer was not a JSON list of posts.
+    case decoding(path: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .http(let status, let host): "\(host) answered HTTP \(status)"
+        case .transport(let host, let reason): "could not reach \(host): \(reason)"
+        case .decoding(let path, let reason): "the response is not a list of posts (at \(path)): \(reason)"
+        }
+    }
+}

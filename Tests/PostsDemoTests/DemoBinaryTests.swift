@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+
+extension ExternalProcessTests {
+    /// The built `PostsDemo` binary, run as a user would: its output, errors and exit status.
+    @Suite struct DemoBinaryTests {
+        let server: LoopbackServer
+
+        init() throws {
+            server = try LoopbackServer()
+        }
+
+        @Test func theSampleSourcePrintsOnePostALine() throws {
+            let run = try DemoRun(["--once"])
+            let lines = run.output.split(separator: "\n")
+            #expect(run.status == 0)
+            #expect(lines.count == 100)
+            #expect(lines.first?.hasPrefix("#1 ") == true)
+            #expect(lines.last?.hasPrefix("#100 ") == true)
+            #expect(run.errors.isEmpty)
+        }
+
+        @Test func outputThatIsNotATerminalMeansOnce() throws {
+            let run = try DemoRun([])  // standard output is a pipe here
+            #expect(run.status == 0)
+            #expect(run.output.split(separator: "\n").count == 100)
+        }
+
+        @Test func aURLIsFetchedOverHTTP() throws {
+            let run = try DemoRun(["--url", server.url("posts.json").absoluteString, "--once"])
+            #expect(run.status == 0)
+            #expect(run.output == "#1 first post\n#2 second post\n#3 third post\n")
+        }
+
+        @Test func escapeSequencesInTitlesNeverReachTheTerminal() throws {
+            let run = try DemoRun(["--url", server.url("escapes.json").absoluteString, "--once"])
+            #expect(run.status == 0)
+            #expect(run.output == "#7 red title ok\n")
+            #expect(!run.output.unicodeScalars.contains { $0.value < 0x20 && $0 != "\n" })
+        }
+
+        @Test func aFailedFetchPrintsTheReasonAndFails() throws {
+            let malformed = try DemoRun(["--url", server.url("malformed.json").absoluteString, "--once"])
+            #expect(malformed.status == 1)
+            #expect(malformed.output.isEmpty)
+            #expect(malformed.errors == "error: the response is not a list of posts (at $): not valid JSON\n")
+
+            let missing = try DemoRun(["--url", server.url("missing.json").absoluteString, "--once"])
+            #expect(missing.status == 1)
+            #expect(missing.errors == "error: 127.0.0.1 answered HTTP 404\n")
+
+            let closed = try DemoRun(["--url", "http://127.0.0.1:\(closedLoopbackPort())/posts.json", "--once"])
+            #expect(closed.status == 1)
+            #expect(closed.errors == "error: could not reach 127.0.0.1: connection refused\n")
+        }
+
+        @Test func helpAndBadOptions() throws {
+            let help = try DemoRun(["--help"])
+            #expect(help.status == 0)
+            #expect(help.output.hasPrefix("usage: PostsDemo"))
+
+            let unknown = try DemoRun(["--frobnicate"])
+            #expect(unknown.status == 64)
+            #expect(unknown.errors.hasPrefix("PostsDemo: unknown option --frobnicate\n\nusage: PostsDemo"))
+
+            let badURL = try DemoRun(["--url", "ftp://example.com"])
+            #expect(badURL.status == 64)
+            #expect(badURL.errors.hasPrefix("PostsDemo: --url needs an http or https URL"))
+        }
+    }
+}
+
+/// One run of the built binary, to completion.
+struct DemoRun {
+    var output: String
+    var errors: String
+    var status: Int32
+
+    /// The `PostsDemo` binary beside the test bundle, in the same build folder.
+    static var binary: URL {
+        Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("PostsDemo")
+    }
+
+    init(_ arguments: [String]) throws {
+        let result = try Subprocess.run(Self.binary.path, arguments)
+        (output, errors, status) = (result.output, result.errors, result.status)
+    }
+}

@@ -1,0 +1,40 @@
+import Foundation
+import PostsFeature
+import Testing
+
+extension ExternalProcessTests {
+    /// The `live` client end to end, against a real HTTP server on loopback.
+    @Suite struct LiveClientTests {
+        let server: LoopbackServer
+
+        init() throws {
+            server = try LoopbackServer()
+        }
+
+        @Test func goodJSONDecodesToPosts() async throws {
+            let result = await PostsClient.live(url: server.url("posts.json")).fetch()
+            #expect(try result.get().map(\.title) == ["first post", "second post", "third post"])
+        }
+
+        @Test func malformedJSONIsADecodingError() async {
+            let result = await PostsClient.live(url: server.url("malformed.json")).fetch()
+            #expect(result == .failure(.decoding(path: "$", reason: "not valid JSON")))
+        }
+
+        @Test func theWrongShapeNamesThePath() async {
+            let result = await PostsClient.live(url: server.url("wrong-shape.json")).fetch()
+            #expect(result == .failure(.decoding(path: "$[0].id", reason: "expected Int")))
+        }
+
+        @Test func aMissingFileIsAnHTTPError() async {
+            let result = await PostsClient.live(url: server.url("missing.json")).fetch()
+            #expect(result == .failure(.http(status: 404, host: "127.0.0.1")))
+        }
+
+        @Test func aClosedPortIsATransportError() async {
+            let url = URL(string: "http://127.0.0.1:\(closedLoopbackPort())/posts.json")!
+            let result = await PostsClient.live(url: url, timeout: 5).fetch()
+            #expect(result == .failure(.transport(host: "127.0.0.1", reason: "connection refused")))
+        }
+    }
+}

@@ -1,0 +1,135 @@
+import CacheStoreTesting
+import Foundation
+import PostsFeature
+import Testing
+
+private let threePosts = [
+    Post(id: 1, userId: 1, title: "a", body: ""), Post(id: 2, userId: 1, title: "b", body: ""),
+    Post(id: 3, userId: 2, title: "c", body: ""),
+]
+
+private func client(_ result: Result<[Post], PostsError>) -> PostsClient {
+    PostsClient(sourceDescription: "test") { result }
+}
+
+@Suite struct PostsHandlerTests {
+    @Test func loadingShowsTheFirstPage() async {
+        let store = TestStore(
+            initialValues: [.pageSize: 2], actionHandler: postsHandler, dependency: client(.success(threePosts)))
+        store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+        #expect(store.queuedEffectIDs == [AnyHashable(PostsCancelID.fetch)])
+        await store.receive(.loaded(.success(threePosts))) { state in
+            state.set(value: false, forKey: .isLoading)
+            state.set(value: threePosts, forKey: .posts)
+            state.set(value: 0, forKey: .page)
+        }
+        #expect(store.store.postsOnPage.map(\.id) == [1, 2])
+        #expect(store.store.pageCount == 2)
+    }
+
+    @Test(arguments: [
+        PostsError.http(status: 404, host: "example.com"),
+        .transport(host: "example.com", reason: "connection refused"),
+        .decoding(path: "$[0].id", reason: "expected Int"),
+    ])
+    func eachFailureBecomesAnErrorState(error: PostsError) async {
+        let store = TestStore(initialValues: [:], actionHandler: postsHandler, dependency: client(.failure(error)))
+        store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+        await store.receive(.loaded(.failure(error))) { state in
+            state.set(value: false, forKey: .isLoading)
+            state.set(value: error, forKey: .error)
+        }
+        // A new load clears the error while it runs.
+        store.send(.load) { state in
+            state.set(value: true, forKey: .isLoading)
+            state.remove(.error)
+        }
+        store.cancel(id: PostsCancelID.fetch)
+    }
+
+    @Test func cancelStopsTheFetchInFlight() {
+        let store = TestStore(initialValues: [:], actionHandler: postsHandler, dependency: client(.success(threePosts)))
+        store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+        store.send(.cancel) { $0.set(value: false, forKey: .isLoading) }
+        #expect(store.queuedEffectIDs.isEmpty)
+    }
+
+    @Test func refreshingWhileLoadingReplacesTheFetch() async {
+        let store = TestStore(initialValues: [:], actionHandler: postsHandler, dependency: client(.success(threePosts)))
+        store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+        store.send(.load)
+        #expect(store.queuedEffectIDs.count == 1)
+        await store.receive(.loaded(.success(threePosts))) { state in
+            state.set(value: false, forKey: .isLoading)
+            state.set(value: threePosts, forKey: .posts)
+            state.set(value: 0, forKey: .page)
+        }
+    }
+
+    @Test func refreshingWhileLoadingShowsOnlyTheNewerResult() async throws {
+        // A real store: the first fetch is slow and would answer "old"; the refresh answers "new".
+        let calls = LockedCount()
+        let slowThenFast = PostsClient(sourceDescription: "test") {
+            if calls.increment() == 1 {
+                try? await Task.sleep(for: .milliseconds(300))
+                return .success([Post(id: 1, userId: 1, title: "old", body: "")])
+            }
+            return .success([Post(id: 2, userId: 1, title: "new", body: "")])
+        }
+        let store = Store(initialValues: [:], actionHandler: postsHandler, dependency: slowThenFast)
+        store.handle(action: .load)
+        store.handle(action: .load)
+        try await Task.sleep(for: .milliseconds(600))
+        #expect(store.posts.map(\.title) == ["new"])
+        #expect(!store.isLoading)
+    }
+
+    @Test func pagingStaysWithinThePages() {
+        let store = TestStore(
+            initialValues: [.posts: threePosts, .pageSize: 2, .page: 0], actionHandler: postsHandler,
+            dependency: client(.success([])))
+        store.send(.previousPage)
+        store.send(.nextPage) { $0.set(value: 1, forKey: .page) }
+        store.send(.nextPage)
+        store.send(.setPageSize(5)) { state in
+            state.set(value: 5, forKey: .pageSize)
+            state.set(value: 0, forKey: .page)
+        }
+    }
+
+    @Test func theUserFilterIsAScopedStoreThatCyclesUsersAndResetsThePage() {
+        let store = Store(
+            initialValues: [.posts: threePosts, .pageSize: 1, .page: 2], actionHandler: postsHandler,
+            dependency: client(.success([])))
+        let filter = store.userFilterStore()
+        filter.handle(action: .selectNextUser)
+        #expect(store.userFilter == 1)
+        #expect(store.page == 0)  // the filter's action was forwarded to the screen as .firstPage
+        #expect(store.visiblePosts.map(\.id) == [1, 2])
+        filter.handle(action: .selectNextUser)
+        #expect(store.userFilter == 2)
+        filter.handle(action: .selectNextUser)
+        #expect(store.userFilter == nil)
+        #expect(store.visiblePosts.count == 3)
+    }
+
+    @Test func theUserFilterHandlerThroughATestStore() {
+        let parent = Store(
+            initialValues: [.posts: threePosts], actionHandler: postsHandler, dependency: client(.success([])))
+        let filter = TestStore(store: parent.userFilterStore())
+        filter.send(.selectNextUser) { $0.set(value: 1, forKey: .selectedUser) }
+        filter.send(.selectUser(nil)) { $0.remove(.selectedUser) }
+    }
+}
+
+final class LockedCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    func increment() -> Int {
+        lock.withLock {
+            count += 1
+            return count
+        }
+    }
+}
