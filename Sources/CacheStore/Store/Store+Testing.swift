@@ -27,6 +27,6 @@ extension Store {
 
     /// The value of `key` now, without recording an observation access.
     package func currentValue(_ key: Key) -> Any? {
-        cacheStore.node.lock.withLock { cacheStore.node.valueLocked(key) }
+        cacheStore.node.lock.withLock { cacheStore.node.peekLocked(key) }
     }
 }

@@ -39,9 +39,8 @@ public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Depen
 
     /// A handler that runs each of `handlers` in order on the same state.
     ///
-    /// Each sees the writes of the ones before it. Their effects all run: when more than one returns
-    /// an effect, they are merged into one ``ActionEffect/run(id:operation:)`` effect that starts
-    /// them together and sends their actions as they come.
+    /// Each sees the writes of the ones before it. Their effects all run, each under its own id, as
+    /// if its handler had returned it alone: a cancellation still cancels, an id still replaces.
     ///
     /// ```swift
     /// let appHandler = StoreActionHandler(combining: [postsHandler, analyticsHandler])
