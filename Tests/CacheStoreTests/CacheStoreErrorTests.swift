@@ -21,7 +21,7 @@ import Testing
         #expect(error.key == .url)
         #expect(ObjectIdentifier(error.expectedType) == ObjectIdentifier(URL.self))
         #expect(error.actualValue as? String == "not a url")
-        #expect(error.description == #"Key .url holds a String ("not a url"), not a URL."#)
+        #expect(error.description == #"Key .url was read as URL, but holds String ("not a url")."#)
     }
 
     @Test func requireListsEveryMissingKeySorted() throws {

@@ -26,6 +26,43 @@ import Observation
 /// a write to another key does not fire it. Observers run after the write is applied, so reading in
 /// `onChange` sees the new value. For code without SwiftUI, ``changes`` is an `AsyncSequence` of the
 /// keys that changed.
+///
+/// ## Topics
+///
+/// ### Creating a cache
+///
+/// - ``init(initialValues:)``
+/// - ``copy()``
+///
+/// ### Reading values
+///
+/// - ``get(_:as:)``
+/// - ``resolve(_:as:)``
+/// - ``contains(_:)``
+/// - ``valuesInCache(ofType:)``
+/// - ``allValues``
+///
+/// ### Checking required keys
+///
+/// - ``require(_:)``
+/// - ``require(keys:)``
+/// - ``MissingRequiredKeysError``
+/// - ``InvalidTypeError``
+///
+/// ### Writing values
+///
+/// - ``set(value:forKey:)``
+/// - ``update(_:as:updater:)``
+/// - ``remove(_:)``
+///
+/// ### Scopes
+///
+/// - ``scope(keys:)``
+/// - ``scope(keyTransformation:defaultCache:)``
+///
+/// ### Observing changes
+///
+/// - ``changes``
 public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @unchecked Sendable {
     @usableFromInline let node: StorageNode<Key>
 

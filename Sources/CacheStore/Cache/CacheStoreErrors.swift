@@ -3,6 +3,17 @@ extension CacheStore {
     ///
     /// Its description names every missing key (the first 20, then a count):
     /// `Missing required keys (2): .token, .url`.
+    ///
+    /// ## Topics
+    ///
+    /// ### Inspecting the error
+    ///
+    /// - ``keys``
+    /// - ``description``
+    ///
+    /// ### Creating the error
+    ///
+    /// - ``init(keys:)``
     public struct MissingRequiredKeysError: Error, CustomStringConvertible, @unchecked Sendable {
         /// Every key that had no value.
         public let keys: Set<Key>
@@ -24,7 +35,20 @@ extension CacheStore {
     /// Thrown when a key's value is not of the type it was read as.
     ///
     /// Its description names the key and both types:
-    /// `Key .url holds a String ("example"), not a URL.`
+    /// `Key .url was read as URL, but holds String ("example").`
+    ///
+    /// ## Topics
+    ///
+    /// ### Inspecting the error
+    ///
+    /// - ``key``
+    /// - ``expectedType``
+    /// - ``actualValue``
+    /// - ``description``
+    ///
+    /// ### Creating the error
+    ///
+    /// - ``init(key:expectedType:actualValue:)``
     public struct InvalidTypeError: Error, CustomStringConvertible, @unchecked Sendable {
         /// The key that was read.
         public let key: Key
@@ -50,8 +74,9 @@ extension CacheStore {
         public var description: String {
             let actualType = String(describing: type(of: actualValue))
             let value = ValueDump.inline(actualValue, maxLength: 80)
+            // No articles: "a Int" and "an URL" would both read wrong.
             return
-                "Key \(ValueDump.inline(key)) holds a \(actualType) (\(value)), not a \(String(describing: expectedType))."
+                "Key \(ValueDump.inline(key)) was read as \(String(describing: expectedType)), but holds \(actualType) (\(value))."
         }
     }
 }

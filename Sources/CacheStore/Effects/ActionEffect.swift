@@ -28,6 +28,19 @@ import Foundation
 ///
 /// `ActionEffect` declares no `none` member of its own: handlers return `ActionEffect<Action>?`, and
 /// `.none` there is `Optional.none`, which is unambiguous.
+///
+/// ## Topics
+///
+/// ### Creating an effect
+///
+/// - ``init(id:effect:)``
+/// - ``init(_:)``
+/// - ``run(id:operation:)``
+/// - ``cancel(id:)``
+///
+/// ### Identity
+///
+/// - ``id``
 public struct ActionEffect<Action> {
     /// The identity under which the effect runs; a new effect with the same id replaces it.
     public let id: AnyHashable
@@ -122,8 +135,22 @@ extension ActionEffect: @unchecked Sendable where Action: Sendable {}
 
 /// Sends actions from a running ``ActionEffect/run(id:operation:)`` effect back to its store.
 ///
-/// Call it like a function: `send(.progress(0.5))`. The action is handled before the call returns,
-/// unless the effect was cancelled, in which case it is dropped.
+/// Call it like a function. The action is handled before the call returns, unless the effect was
+/// cancelled, in which case it is dropped:
+///
+/// ```swift
+/// return .run(id: "download") { send in
+///     send(.progress(0.5))
+///     send(.finished(try await client.download()))
+/// }
+/// ```
+///
+/// ## Topics
+///
+/// ### Sending actions
+///
+/// - ``callAsFunction(_:)``
+/// - ``init(_:)``
 public struct Send<Action>: Sendable {
     private let deliver: @Sendable (Action) -> Void
 

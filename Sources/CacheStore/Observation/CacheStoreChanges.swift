@@ -14,6 +14,14 @@
 ///
 /// Subscription starts when the iterator is made (`for await` makes it): changes before that are not
 /// delivered.
+///
+/// ## Topics
+///
+/// ### Iterating
+///
+/// - ``makeAsyncIterator()``
+/// - ``Iterator``
+/// - ``Element``
 public struct CacheStoreChanges<Key: Hashable & SendableMetatype>: AsyncSequence, @unchecked Sendable {
     /// The keys one change (or several merged) touched.
     public typealias Element = Set<Key>
@@ -28,10 +36,19 @@ public struct CacheStoreChanges<Key: Hashable & SendableMetatype>: AsyncSequence
     }
 
     /// Yields the keys that changed, waiting for the next change when none is buffered.
+    ///
+    /// ## Topics
+    ///
+    /// ### Waiting for changes
+    ///
+    /// - ``next()``
     public struct Iterator: AsyncIteratorProtocol {
         let buffer: ChangeBuffer<Key>
 
-        /// The next set of changed keys, or `nil` once the task is cancelled or the store released.
+        /// Waits for the next set of changed keys.
+        ///
+        /// - Returns: The keys changed since the last call (merged, if several changes came in
+        ///   between), or `nil` once the task is cancelled or the store is released.
         public mutating func next() async -> Set<Key>? {
             await buffer.next()
         }

@@ -5,6 +5,13 @@
 ///     for handler in handlers { handler.handle(action: .refresh) }
 /// }
 /// ```
+///
+/// ## Topics
+///
+/// ### Handling actions
+///
+/// - ``handle(action:)``
+/// - ``Action``
 public protocol ActionHandling<Action> {
     /// The type of actions handled.
     associatedtype Action

@@ -29,6 +29,46 @@ import Observation
 /// An effect whose id is still running is cancelled when a new one with that id starts; ``cancel(id:)``
 /// cancels one; a cancelled effect never delivers its action. Releasing the store cancels all its
 /// effects: a running effect holds the store weakly.
+///
+/// ## Topics
+///
+/// ### Creating a store
+///
+/// - ``init(initialValues:actionHandler:dependency:)``
+/// - ``init(initialValues:actionHandler:)``
+///
+/// ### Handling actions
+///
+/// - ``handle(action:)``
+///
+/// ### Reading state
+///
+/// - ``get(_:as:)``
+/// - ``resolve(_:as:)``
+/// - ``contains(_:)``
+/// - ``require(_:)``
+/// - ``require(keys:)``
+/// - ``valuesInCache(ofType:)``
+/// - ``allValues``
+/// - ``changes``
+///
+/// ### Effects
+///
+/// - ``cancel(id:)``
+/// - ``runningEffectIDs``
+///
+/// ### Scoped stores
+///
+/// - ``scope(keyTransformation:actionHandler:dependencyTransformation:defaultCache:actionTransformation:)``
+/// - ``scope(keyTransformation:actionHandler:defaultCache:actionTransformation:)``
+/// - ``scope(keys:actionHandler:dependencyTransformation:actionTransformation:)``
+/// - ``actionlessScope(keyTransformation:dependencyTransformation:defaultCache:)``
+/// - ``actionlessScope(keyTransformation:defaultCache:)``
+///
+/// ### Debugging
+///
+/// - ``debug``
+/// - ``debug(_:)``
 public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: Observable, ActionHandling,
     @unchecked Sendable
 {

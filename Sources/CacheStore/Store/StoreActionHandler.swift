@@ -19,6 +19,24 @@
 /// add hooks around one (the `enrich` and `after` interceptors of re-frame-style libraries).
 ///
 /// A handler must be `Sendable`, as the store may run it on any thread: it captures no mutable state.
+///
+/// ## Topics
+///
+/// ### Creating a handler
+///
+/// - ``init(_:)``
+/// - ``Handler``
+/// - ``none``
+///
+/// ### Composing handlers
+///
+/// - ``init(combining:)``
+/// - ``before(_:)``
+/// - ``after(_:)``
+///
+/// ### Running a handler
+///
+/// - ``handle(store:action:dependency:)``
 public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Dependency>: Sendable {
     /// The function that handles one action.
     public typealias Handler = @Sendable (inout CacheStore<Key>, Action, Dependency) -> ActionEffect<Action>?

@@ -41,8 +41,12 @@ public func unimplemented<each Argument, Result: Sendable>(
     return { (_: repeat each Argument) in call.report() }
 }
 
-/// The `async` form of ``unimplemented(_:placeholder:fileID:file:line:column:)``, chosen when the
-/// context expects an `async` closure.
+/// The `async` form of ``unimplemented(_:placeholder:fileID:file:line:column:)-2s8eh``, chosen when
+/// the context expects an `async` closure.
+///
+/// ```swift
+/// let fetchPosts: @Sendable (URL) async -> [Post] = unimplemented("fetchPosts", placeholder: [])
+/// ```
 ///
 /// - Parameters:
 ///   - name: Names the dependency in the failure message.

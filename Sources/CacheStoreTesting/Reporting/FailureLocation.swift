@@ -1,13 +1,13 @@
 /// Where in a test a failure belongs: the call site of the assertion that found it.
-public struct FailureLocation: Sendable {
+struct FailureLocation: Sendable {
     /// The file as `#fileID` gives it: `Module/File.swift`.
-    public let fileID: StaticString
+    let fileID: StaticString
     /// The file as `#filePath` gives it.
-    public let filePath: StaticString
+    let filePath: StaticString
     /// The line.
-    public let line: UInt
+    let line: UInt
     /// The column.
-    public let column: UInt
+    let column: UInt
 
     /// Creates a location; the defaults capture the caller's.
     ///
@@ -16,7 +16,7 @@ public struct FailureLocation: Sendable {
     ///   - filePath: The file as `#filePath` gives it.
     ///   - line: The line.
     ///   - column: The column.
-    public init(
+    init(
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,
         line: UInt = #line,

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 import XCTest
 
-/// Where `TestStore` and ``unimplemented(_:placeholder:fileID:file:line:column:)`` report failures.
+/// Where `TestStore` and ``unimplemented(_:placeholder:fileID:file:line:column:)-2s8eh`` report failures.
 ///
 /// By default a failure is reported natively: with `Issue.record` inside a Swift Testing `@Test`, with
 /// `XCTFail` otherwise. Either way it carries the source location of the assertion that found it.
@@ -16,8 +16,18 @@ import XCTest
 /// }
 /// ```
 ///
-/// ``withHandler(_:operation:)`` takes over for one task only, which is how to capture failure
+/// ``withHandler(_:operation:)-9tz4n`` takes over for one task only, which is how to capture failure
 /// messages in tests that run in parallel.
+///
+/// ## Topics
+///
+/// ### Taking over failure reports
+///
+/// - ``handler``
+/// - ``Handler``
+/// - ``withHandler(_:operation:)-9tz4n``
+/// - ``withHandler(_:operation:)-8n6tp``
+/// - ``SendableHandler``
 public enum TestStoreFailure {
     /// Receives a failure's message, file (as `#filePath`) and line. `XCTFail` is one.
     ///
@@ -35,7 +45,7 @@ public enum TestStoreFailure {
 
     /// The handler every failure goes to, in every task; `nil` (the default) reports natively.
     ///
-    /// A handler set with ``withHandler(_:operation:)`` takes precedence inside its operation.
+    /// A handler set with ``withHandler(_:operation:)-9tz4n`` takes precedence inside its operation.
     public static var handler: Handler? {
         get { lock.withLock { globalHandler } }
         set { lock.withLock { globalHandler = newValue } }
@@ -55,6 +65,7 @@ public enum TestStoreFailure {
     ///   - handler: Receives every failure reported while `operation` runs.
     ///   - operation: The code whose failures to capture.
     /// - Returns: What `operation` returns.
+    /// - Throws: What `operation` throws, unchanged; a failure reported is never thrown.
     public static func withHandler<Result>(
         _ handler: @escaping SendableHandler,
         operation: () async throws -> Result
@@ -68,6 +79,7 @@ public enum TestStoreFailure {
     ///   - handler: Receives every failure reported while `operation` runs.
     ///   - operation: The code whose failures to capture.
     /// - Returns: What `operation` returns.
+    /// - Throws: What `operation` throws, unchanged; a failure reported is never thrown.
     public static func withHandler<Result>(
         _ handler: @escaping SendableHandler,
         operation: () throws -> Result

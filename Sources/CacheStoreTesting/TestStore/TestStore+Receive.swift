@@ -15,7 +15,7 @@ extension TestStore {
     /// Actions compare with `==` when `Action` is `Equatable`, and structurally otherwise: enum cases
     /// and payloads, struct fields, collections, and errors by the value they hold (so
     /// `.failure("no url")` with a `String` error matches). When an effect sends several actions
-    /// (``ActionEffect/run(id:operation:)``), the first is received and the rest stay queued, first,
+    /// (``/CacheStore/ActionEffect/run(id:operation:)``), the first is received and the rest stay queued, first,
     /// in order.
     ///
     /// Fails when no effect is queued, when the effect produced no action or did not finish within
@@ -43,7 +43,7 @@ extension TestStore {
         finishReceiving(action, from: effect, produced: produced, at: location, expecting: expecting)
     }
 
-    /// The synchronous form of ``receive(_:fileID:file:line:column:expecting:)-(_,_,_,_,_,_)``, for
+    /// The synchronous form of ``receive(_:fileID:file:line:column:expecting:)-709tl``, for
     /// synchronous XCTest methods.
     ///
     /// It blocks the calling thread until the effect finishes. The effect runs on a thread of its

@@ -25,16 +25,41 @@ import Foundation
 /// - ``send(_:fileID:file:line:column:expecting:)`` handles an action and checks that the state
 ///   after it equals the state before it with `expecting` applied — every key, not only the ones
 ///   the closure mentions. The action's effect is queued, not run.
-/// - ``receive(_:fileID:file:line:column:expecting:)-(_,_,_,_,_,_)`` runs the oldest queued effect,
+/// - ``receive(_:fileID:file:line:column:expecting:)-709tl`` runs the oldest queued effect,
 ///   checks the action it produced, and handles that action as `send` does.
 /// - Effects still queued when the test store ends are a failure (see ``finish(fileID:file:line:column:)``).
 ///
 /// Failures go to Swift Testing or XCTest, or to ``TestStoreFailure/handler``.
+///
+/// ## Topics
+///
+/// ### Creating a test store
+///
+/// - ``init(initialValues:actionHandler:dependency:fileID:file:line:column:)``
+/// - ``init(store:fileID:file:line:column:)``
+///
+/// ### Sending and receiving
+///
+/// - ``send(_:fileID:file:line:column:expecting:)``
+/// - ``receive(_:fileID:file:line:column:expecting:)-709tl``
+/// - ``receive(_:fileID:file:line:column:expecting:)-45zxx``
+/// - ``effectTimeout``
+///
+/// ### Queued effects
+///
+/// - ``queuedEffectIDs``
+/// - ``cancel(id:)``
+/// - ``finish(fileID:file:line:column:)``
+/// - ``assertNoPendingEffects(fileID:file:line:column:)``
+///
+/// ### The store under test
+///
+/// - ``store``
 public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependency>: @unchecked Sendable {
     /// The store under test. Read its state with `get`; send actions through the test store.
     public let store: Store<Key, Action, Dependency>
 
-    /// How long ``receive(_:fileID:file:line:column:expecting:)-(_,_,_,_,_,_)`` waits for an effect to
+    /// How long ``receive(_:fileID:file:line:column:expecting:)-709tl`` waits for an effect to
     /// finish before it fails. Ten seconds by default.
     public var effectTimeout: Duration {
         get { timeout.withValue { $0 } }
@@ -50,7 +75,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// - Parameters:
     ///   - initialValues: The state the store starts with, by key.
     ///   - actionHandler: The handler under test.
-    ///   - dependency: The dependency the handler gets: a mock, or ``unimplemented(_:placeholder:fileID:file:line:column:)``
+    ///   - dependency: The dependency the handler gets: a mock, or ``unimplemented(_:placeholder:fileID:file:line:column:)-2s8eh``
     ///     closures for what the test should not touch.
     ///   - fileID: Where leftover effects are reported (defaults to the caller).
     ///   - file: Where leftover effects are reported (defaults to the caller).
