@@ -23,6 +23,8 @@ let package = Package(
         .executableTarget(name: "PostsDemo", dependencies: ["CacheStore", "PostsFeature"], path: "Demo/PostsDemo"),
         .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore"]),
         .testTarget(name: "CacheStoreTestingTests", dependencies: ["CacheStoreTesting"]),
+        // The code of README.md and of the DocC articles, compiled and run, and checked against the text.
+        .testTarget(name: "DocumentationExamplesTests", dependencies: ["CacheStore", "CacheStoreTesting"]),
         .testTarget(
             name: "PostsDemoTests",
             dependencies: ["PostsFeature", "PostsDemo", "CacheStoreTesting"],

@@ -1,0 +1,203 @@
+import Foundation
+import Testing
+
+/// The ```swift blocks of the README and the DocC articles, and where the test suite compiles them.
+///
+/// A block counts as compiled when a Swift file of `DocumentationCodeBlocks.compiledFolders` holds
+/// it: each of its paragraphs (runs of lines between blank lines), in order, line for line, at any
+/// one indentation per paragraph. So an article can show declarations and the statements that use
+/// them in one block, while the test file puts the statements inside a test function.
+struct DocumentationCodeBlocks {
+    struct Block {
+        /// Where the block is, as `path:line` of its first code line.
+        var location: String
+        var paragraphs: [[String]]
+    }
+
+    /// The package's root folder, found from this file's path.
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The documents whose Swift code must compile.
+    static var documents: [String] {
+        ["README.md"] + catalogArticles("Sources/CacheStore/Documentation.docc")
+            + catalogArticles("Sources/CacheStoreTesting/Documentation.docc")
+    }
+
+    /// The test folders that compile documentation code: this target, and the original CacheStore
+    /// README's tests, which the migration article quotes.
+    static let compiledFolders = ["Tests/DocumentationExamplesTests", "Tests/SeedReadmeSwift5Tests"]
+
+    static func catalogArticles(_ catalog: String) -> [String] {
+        let folder = root.appendingPathComponent(catalog)
+        let files =
+            FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)?
+            .compactMap { $0 as? URL }.filter { $0.pathExtension == "md" } ?? []
+        return files.map { catalog + "/" + $0.path.dropFirst(folder.path.count + 1) }.sorted()
+    }
+
+    static func text(of path: String) throws -> String {
+        try String(contentsOf: root.appendingPathComponent(path), encoding: .utf8)
+    }
+
+    /// The ```swift blocks of `markdown`, except a `Package.swift` excerpt, which is not a whole file.
+    static func swiftBlocks(in markdown: String, path: String) -> [Block] {
+        var blocks: [Block] = []
+        var current: [String]?
+        var start = 0
+        for (index, line) in markdown.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            if current == nil, line == "```swift" {
+                current = []
+                start = index + 2
+            } else if let lines = current, line == "```" {
+                if lines.first != "// Package.swift" {
+                    blocks.append(Block(location: "\(path):\(start)", paragraphs: paragraphs(of: lines)))
+                }
+                current = nil
+            } else if current != nil {
+                current?.append(String(line))
+            }
+        }
+        return blocks
+    }
+
+    static func paragraphs(of lines: [String]) -> [[String]] {
+        lines.split(whereSeparator: { $0.trimmingCharacters(in: .whitespaces).isEmpty }).map(Array.init)
+    }
+
+    /// The Swift files that compile documentation code, with their lines.
+    static func compiledSources() throws -> [(path: String, lines: [String])] {
+        try compiledFolders.flatMap { folder in
+            try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)
+                .filter { $0.hasSuffix(".swift") }.sorted()
+                .map { file in
+                    let path = folder + "/" + file
+                    return (
+                        path,
+                        try text(of: path).split(separator: "\n", omittingEmptySubsequences: false).map(String.init)
+                    )
+                }
+        }
+    }
+
+    /// Why `block` is in none of `sources`, or `nil` when one of them holds it.
+    static func problem(with block: Block, in sources: [(path: String, lines: [String])]) -> String? {
+        var firstMissing: [String] = []
+        for source in sources {
+            guard let missing = firstParagraphMissing(from: block, in: source.lines) else { return nil }
+            if missing.count > firstMissing.count || firstMissing.isEmpty { firstMissing = missing }
+        }
+        return """
+            \(block.location): this Swift block is not compiled: no file of \
+            \(compiledFolders.joined(separator: ", ")) holds its paragraph starting \
+            `\(firstMissing.first?.trimmingCharacters(in: .whitespaces) ?? "")` (after the ones before \
+            it). Copy the block into an examples test, or make the text match the test.
+            """
+    }
+
+    /// The first paragraph of `block` not found in `lines` after the paragraphs before it.
+    static func firstParagraphMissing(from block: Block, in lines: [String]) -> [String]? {
+        var next = 0
+        for paragraph in block.paragraphs {
+            guard let end = end(of: paragraph, in: lines, from: next) else { return paragraph }
+            next = end
+        }
+        return nil
+    }
+
+    /// The index after `paragraph`'s first occurrence in `lines` at or after `start`, where every line
+    /// of it has the same indentation.
+    static func end(of paragraph: [String], in lines: [String], from start: Int) -> Int? {
+        guard start + paragraph.count <= lines.count else { return nil }
+        for index in start...(lines.count - paragraph.count) {
+            let line = lines[index]
+            guard line.hasSuffix(paragraph[0]) else { continue }
+            let indent = line.dropLast(paragraph[0].count)
+            guard indent.allSatisfy({ $0 == " " }) else { continue }
+            if paragraph.indices.allSatisfy({ lines[index + $0] == indent + paragraph[$0] }) {
+                return index + paragraph.count
+            }
+        }
+        return nil
+    }
+}
+
+@Suite struct DocumentationCodeBlockTests {
+    @Test func everySwiftBlockOfTheDocumentationIsCompiledByATest() throws {
+        let sources = try DocumentationCodeBlocks.compiledSources()
+        var checked = 0
+        for document in DocumentationCodeBlocks.documents {
+            let blocks = DocumentationCodeBlocks.swiftBlocks(
+                in: try DocumentationCodeBlocks.text(of: document), path: document)
+            for block in blocks {
+                checked += 1
+                if let problem = DocumentationCodeBlocks.problem(with: block, in: sources) {
+                    Issue.record(Comment(rawValue: problem))
+                }
+            }
+        }
+        // Guards against checking nothing: the README and eight articles have more blocks than this.
+        #expect(checked >= 30)
+    }
+
+    @Test func everyArticleIsFound() {
+        #expect(
+            DocumentationCodeBlocks.documents.filter { !$0.contains("/Extensions/") } == [
+                "README.md",
+                "Sources/CacheStore/Documentation.docc/CacheStore.md",
+                "Sources/CacheStore/Documentation.docc/EffectsAndCancellation.md",
+                "Sources/CacheStore/Documentation.docc/GettingStarted.md",
+                "Sources/CacheStore/Documentation.docc/MigratingFromTheOriginalCacheStore.md",
+                "Sources/CacheStore/Documentation.docc/Observation.md",
+                "Sources/CacheStore/Documentation.docc/Scoping.md",
+                "Sources/CacheStore/Documentation.docc/Threading.md",
+                "Sources/CacheStoreTesting/Documentation.docc/CacheStoreTesting.md",
+                "Sources/CacheStoreTesting/Documentation.docc/TestingWithTestStore.md",
+            ])
+    }
+
+    @Test func aBlockMatchesParagraphByParagraphAtItsOwnIndentation() {
+        let markdown = """
+            Text.
+
+            ```swift
+            enum Key { case a }
+
+            let value = 1
+            print(value)
+            ```
+            """
+        let blocks = DocumentationCodeBlocks.swiftBlocks(in: markdown, path: "Doc.md")
+        #expect(blocks.map(\.location) == ["Doc.md:4"])
+        let source = ["import X", "enum Key { case a }", "func test() {", "    let value = 1", "    print(value)", "}"]
+        #expect(DocumentationCodeBlocks.problem(with: blocks[0], in: [("Test.swift", source)]) == nil)
+    }
+
+    @Test func aBlockThatDriftedFromTheTestIsReportedWithItsLocation() {
+        let block = DocumentationCodeBlocks.Block(
+            location: "Doc.md:4", paragraphs: [["enum Key { case a }"], ["let value = 2", "print(value)"]])
+        let source = ["enum Key { case a }", "func test() {", "    let value = 1", "    print(value)", "}"]
+        #expect(
+            DocumentationCodeBlocks.problem(with: block, in: [("Test.swift", source)])
+                == """
+                Doc.md:4: this Swift block is not compiled: no file of Tests/DocumentationExamplesTests, \
+                Tests/SeedReadmeSwift5Tests holds its paragraph starting `let value = 2` (after the ones \
+                before it). Copy the block into an examples test, or make the text match the test.
+                """)
+    }
+
+    @Test func linesOfOneParagraphMustShareTheirIndentation() {
+        let block = DocumentationCodeBlocks.Block(location: "Doc.md:1", paragraphs: [["if ok {", "    run()", "}"]])
+        let misindented = ["    if ok {", "    run()", "    }"]
+        #expect(DocumentationCodeBlocks.problem(with: block, in: [("Test.swift", misindented)]) != nil)
+        #expect(
+            DocumentationCodeBlocks.problem(
+                with: block, in: [("Test.swift", ["    if ok {", "        run()", "    }"])])
+                == nil)
+    }
+
+    @Test func aPackageManifestExcerptIsNotAFileToCompile() {
+        let markdown = "```swift\n// Package.swift\n.package(url: \"x\", branch: \"main\"),\n```"
+        #expect(DocumentationCodeBlocks.swiftBlocks(in: markdown, path: "README.md").isEmpty)
+    }
+}

@@ -1,0 +1,177 @@
+import CacheStore
+import Foundation
+import Synchronization
+import Testing
+
+// The examples of the Effects and cancellation article (Documentation.docc/EffectsAndCancellation.md).
+
+enum SearchKey { case query, results, isSearching }
+
+enum SearchAction: Equatable {
+    case search(String)
+    case results([String])
+    case cancel
+}
+
+enum SearchID { case search }
+
+struct SearchClient: Sendable {
+    var search: @Sendable (String) async -> [String]
+}
+
+let searchHandler = StoreActionHandler<SearchKey, SearchAction, SearchClient> { state, action, client in
+    switch action {
+    case .search(let query):
+        state.set(value: query, forKey: .query)
+        state.set(value: true, forKey: .isSearching)
+        return ActionEffect(id: SearchID.search) {
+            .results(await client.search(query))
+        }
+    case .results(let results):
+        state.set(value: results, forKey: .results)
+        state.set(value: false, forKey: .isSearching)
+        return .none
+    case .cancel:
+        state.set(value: false, forKey: .isSearching)
+        return .cancel(id: SearchID.search)
+    }
+}
+
+let clearingHandler = StoreActionHandler<SearchKey, SearchAction, SearchClient> { state, action, client in
+    if case .search("") = action {
+        state.remove(.results)
+        return ActionEffect(.cancel)
+    }
+    return searchHandler.handle(store: &state, action: action, dependency: client)
+}
+
+enum DownloadKey { case progress, data }
+enum DownloadAction {
+    case start
+    case progress(Double)
+    case finished(Data)
+}
+
+let downloadHandler = StoreActionHandler<DownloadKey, DownloadAction, Void> { state, action, _ in
+    switch action {
+    case .start:
+        return .run(id: "download") { send in
+            var data = Data()
+            for chunk in 1...4 {
+                data.append(contentsOf: [UInt8(chunk)])
+                send(.progress(Double(chunk) / 4))
+            }
+            send(.finished(data))
+        }
+    case .progress(let fraction):
+        state.set(value: fraction, forKey: .progress)
+    case .finished(let data):
+        state.set(value: data, forKey: .data)
+    }
+    return .none
+}
+
+/// A search backend whose answers wait until the test releases them, so searches overlap.
+actor Catalog {
+    private var released = false
+    /// How many searches returned, released or cancelled.
+    private(set) var finished = 0
+
+    func matches(for query: String) async -> [String] {
+        while !released, !Task.isCancelled { try? await Task.sleep(for: .milliseconds(1)) }
+        finished += 1
+        return ["\(query) result"]
+    }
+
+    func release() { released = true }
+}
+
+@Suite struct EffectsExamples {
+    @Test func aNewSearchCancelsTheOneInFlight() async {
+        let catalog = Catalog()
+        let search = Store(
+            initialValues: [:],
+            actionHandler: searchHandler,
+            dependency: SearchClient(search: { query in await catalog.matches(for: query) })
+        )
+        search.handle(action: .search("s"))
+        search.handle(action: .search("sw"))
+        search.handle(action: .search("swift"))  // the searches for "s" and "sw" are cancelled
+        #expect(search.runningEffectIDs == [AnyHashable(SearchID.search)])
+
+        await catalog.release()
+        #expect(await eventually { search.get(.isSearching, as: Bool.self) == false })
+        #expect(search.get(.results, as: [String].self) == ["swift result"])
+        #expect(search.runningEffectIDs.isEmpty)
+    }
+
+    @Test func cancelOnRequest() async {
+        let catalog = Catalog()
+        let search = Store(
+            initialValues: [:],
+            actionHandler: searchHandler,
+            dependency: SearchClient(search: { query in await catalog.matches(for: query) })
+        )
+        search.handle(action: .search("swift"))
+        let wasRunning = search.cancel(id: SearchID.search)
+        #expect(wasRunning)
+        #expect(!search.cancel(id: SearchID.search))
+
+        search.handle(action: .search("swift"))
+        search.handle(action: .cancel)
+        #expect(search.get(.isSearching, as: Bool.self) == false)
+        #expect(search.runningEffectIDs.isEmpty)
+        await catalog.release()
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(search.get(.results, as: [String].self) == nil)  // cancelled effects delivered nothing
+    }
+
+    @Test func anImmediateEffectIsHandledBeforeHandleReturns() async {
+        let catalog = Catalog()
+        let search = Store(
+            initialValues: [.results: ["old"]],
+            actionHandler: clearingHandler,
+            dependency: SearchClient(search: { query in await catalog.matches(for: query) })
+        )
+        search.handle(action: .search("sw"))
+        #expect(search.get(.isSearching, as: Bool.self) == true)
+        search.handle(action: .search(""))
+        #expect(search.get(.results, as: [String].self) == nil)
+        #expect(search.get(.isSearching, as: Bool.self) == false)  // .cancel ran before `handle` returned
+        #expect(search.runningEffectIDs.isEmpty)
+    }
+
+    @Test func aRunEffectSendsSeveralActions() async {
+        let reports = Mutex<[String]>([])
+        let store = Store(initialValues: [:], actionHandler: downloadHandler).debug { report in
+            reports.withLock { $0.append(report) }
+        }
+        store.handle(action: .start)
+        #expect(await eventually { store.get(.data, as: Data.self) == Data([1, 2, 3, 4]) })
+        #expect(store.get(.progress, as: Double.self) == 1)
+        let actions = reports.withLock { $0 }.compactMap { $0.split(separator: "\n").first }
+        #expect(
+            actions == [
+                "[CacheStore] Action: .start", "[CacheStore] Action: .progress(0.25)",
+                "[CacheStore] Action: .progress(0.5)", "[CacheStore] Action: .progress(0.75)",
+                "[CacheStore] Action: .progress(1.0)", "[CacheStore] Action: .finished(Data(4 bytes))",
+            ])
+    }
+
+    @Test func releasingTheStoreCancelsItsEffects() async {
+        let catalog = Catalog()
+        weak var released: Store<SearchKey, SearchAction, SearchClient>?
+        do {
+            let search = Store(
+                initialValues: [:],
+                actionHandler: searchHandler,
+                dependency: SearchClient(search: { query in await catalog.matches(for: query) })
+            )
+            search.handle(action: .search("swift"))
+            released = search
+        }
+        #expect(released == nil)
+        // The catalog was never released: the search returned because its task was cancelled.
+        #expect(await eventually { await catalog.finished == 1 })
+    }
+}

@@ -1,0 +1,90 @@
+import CacheStore
+import Foundation
+import Testing
+
+// The examples of the Getting started article (Documentation.docc/GettingStarted.md).
+
+enum CartKey { case items, total, updatedAt }
+
+enum CartAction {
+    case add(name: String, price: Int)
+    case clear
+}
+
+let cartHandler = StoreActionHandler<CartKey, CartAction, Void> { state, action, _ in
+    switch action {
+    case .add(let name, let price):
+        state.update(.items, as: [String].self) { items in items = (items ?? []) + [name] }
+        state.update(.total, as: Int.self) { total in total = (total ?? 0) + price }
+    case .clear:
+        state.remove(.items)
+        state.set(value: 0, forKey: .total)
+    }
+    return .none
+}
+
+struct Clock: Sendable {
+    var now: @Sendable () -> Date
+}
+
+let timedCartHandler = StoreActionHandler<CartKey, CartAction, Clock> { state, action, clock in
+    let effect = cartHandler.handle(store: &state, action: action, dependency: ())
+    state.set(value: clock.now(), forKey: .updatedAt)
+    return effect
+}
+
+@Suite struct GettingStartedExamples {
+    @Test func aStoreHandlesActionsAndIsReadTyped() throws {
+        let cart = Store(initialValues: [.total: 0], actionHandler: cartHandler)
+        cart.handle(action: .add(name: "Tea", price: 4))
+        cart.handle(action: .add(name: "Cake", price: 3))
+
+        let items = cart.get(.items, as: [String].self) ?? []  // ["Tea", "Cake"]
+        let total = try cart.resolve(.total, as: Int.self)  // 7
+        let wrongType = cart.get(.total, as: String.self)  // nil: .total holds an Int
+        #expect(items == ["Tea", "Cake"])
+        #expect(total == 7)
+        #expect(wrongType == nil)
+
+        var printed: [String] = []
+        let print = { (item: Any) in printed.append("\(item)") }
+        do {
+            let label = try cart.resolve(.total, as: String.self)
+            print(label)
+        } catch {
+            print(error)  // Key .total was read as String, but holds Int (7).
+        }
+        #expect(printed == ["Key .total was read as String, but holds Int (7)."])
+
+        cart.handle(action: .clear)
+        #expect(cart.allValues.count == 1)
+        #expect(throws: CacheStore<CartKey>.MissingRequiredKeysError.self) { try cart.require(keys: [.items, .total]) }
+    }
+
+    @Test func aCacheOnItsOwn() {
+        enum SessionKey { case token }
+
+        let session = CacheStore<SessionKey>(initialValues: [:])
+        session.set(value: "abc123", forKey: .token)
+        session.set(value: nil as String?, forKey: .token)  // removes .token
+        let hasToken = session.contains(.token)  // false
+        #expect(!hasToken)
+        #expect(session.allValues.isEmpty)
+    }
+
+    @Test func aHandlerGetsItsDependency() {
+        let timedCart = Store(
+            initialValues: [:],
+            actionHandler: timedCartHandler,
+            dependency: Clock(now: { Date() })
+        )
+        let fixed = Date(timeIntervalSince1970: 1_000)
+        let testCart = Store(initialValues: [:], actionHandler: timedCartHandler, dependency: Clock(now: { fixed }))
+
+        timedCart.handle(action: .add(name: "Tea", price: 4))
+        testCart.handle(action: .add(name: "Tea", price: 4))
+        #expect(timedCart.get(.updatedAt, as: Date.self) != nil)
+        #expect(testCart.get(.updatedAt, as: Date.self) == fixed)
+        #expect(testCart.get(.total, as: Int.self) == 4)
+    }
+}

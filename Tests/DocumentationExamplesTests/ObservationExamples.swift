@@ -1,0 +1,73 @@
+import CacheStore
+import Foundation
+import Observation
+import Testing
+
+#if canImport(SwiftUI)
+    import SwiftUI
+#endif
+
+// The examples of the Observation article (Documentation.docc/Observation.md).
+
+enum ProfileKey { case name, lastSeen }
+
+@Suite struct ObservationExamples {
+    @Test func aReadTracksThatKeyOnly() {
+        let profile = CacheStore<ProfileKey>(initialValues: [.name: "Ada"])
+        let nameChanges = Counter()
+
+        withObservationTracking {
+            _ = profile.get(.name, as: String.self)
+        } onChange: {
+            nameChanges.increment()
+        }
+
+        profile.set(value: Date(), forKey: .lastSeen)  // not tracked: no change reported
+        profile.set(value: "Grace", forKey: .name)  // tracked: onChange runs once
+        #expect(nameChanges.value == 1)
+
+        let lastSeenChanges = Counter()
+        withObservationTracking {
+            _ = profile.get(.name, as: String.self)
+        } onChange: {
+            lastSeenChanges.increment()
+        }
+        profile.set(value: Date(), forKey: .lastSeen)
+        #expect(lastSeenChanges.value == 0)
+    }
+
+    @Test func theChangesStreamWithoutSwiftUI() async {
+        let profile = CacheStore<ProfileKey>(initialValues: [.name: "Ada"])
+        let printed = Counter()
+        let print: @Sendable (String, String) -> Void = { _, name in if name == "Grace" { printed.increment() } }
+
+        let log = Task {
+            for await keys in profile.changes where keys.contains(.name) {
+                print("name is now", profile.get(.name, as: String.self) ?? "-")
+            }
+        }
+        defer { log.cancel() }
+
+        #expect(
+            await eventually {
+                profile.set(value: "Grace", forKey: .name)
+                return printed.value > 0
+            })
+    }
+}
+
+#if canImport(SwiftUI)
+    // Compiled where SwiftUI exists (Apple systems); on Linux this part is not built.
+    enum CounterKey { case count }
+    enum CounterAction { case increment }
+
+    struct CounterView: View {
+        let store: Store<CounterKey, CounterAction, Void>
+
+        var body: some View {
+            Button("Count: \(store.get(.count, as: Int.self) ?? 0)") {
+                store.handle(action: .increment)
+            }
+        }
+    }
+#endif

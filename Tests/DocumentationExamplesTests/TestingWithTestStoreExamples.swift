@@ -1,0 +1,147 @@
+import CacheStoreTesting
+import Testing
+import XCTest
+
+// The examples of CacheStoreTesting's Testing with TestStore article
+// (Sources/CacheStoreTesting/Documentation.docc/TestingWithTestStore.md).
+
+enum FeedKey { case posts, isLoading }
+
+enum FeedAction: Equatable {
+    case load
+    case loaded([String])
+    case stop
+}
+
+enum FeedID { case load }
+
+struct FeedClient: Sendable {
+    var fetch: @Sendable () async -> [String]
+    var track: @Sendable (String) -> Void
+}
+
+let feedHandler = StoreActionHandler<FeedKey, FeedAction, FeedClient> { state, action, client in
+    switch action {
+    case .load:
+        state.set(value: true, forKey: .isLoading)
+        return ActionEffect(id: FeedID.load) { .loaded(await client.fetch()) }
+    case .loaded(let posts):
+        state.set(value: false, forKey: .isLoading)
+        state.set(value: posts, forKey: .posts)
+        return .none
+    case .stop:
+        state.set(value: false, forKey: .isLoading)
+        return .cancel(id: FeedID.load)
+    }
+}
+
+@Test func loadingTheFeed() async {
+    let store = TestStore(
+        initialValues: [:],
+        actionHandler: feedHandler,
+        dependency: FeedClient(
+            fetch: { ["Hello"] },
+            track: unimplemented("track", placeholder: ())
+        )
+    )
+
+    store.send(.load) { state in
+        state.set(value: true, forKey: .isLoading)
+    }
+    await store.receive(.loaded(["Hello"])) { state in
+        state.set(value: false, forKey: .isLoading)
+        state.set(value: ["Hello"], forKey: .posts)
+    }
+}
+
+@Test func addingToTheCart() async {
+    let store = TestStore(initialValues: [.total: 0], actionHandler: cartHandler, dependency: ())
+
+    store.send(.add(name: "Tea", price: 4)) { state in
+        state.set(value: ["Tea"], forKey: .items)
+        state.set(value: 4, forKey: .total)
+    }
+}
+
+@Test func lookingAtTheQueue() {
+    let store = TestStore(
+        initialValues: [:], actionHandler: feedHandler, dependency: FeedClient(fetch: { [] }, track: { _ in }))
+    store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+    #expect(store.queuedEffectIDs == [AnyHashable(FeedID.load)])
+
+    store.send(.stop) { $0.set(value: false, forKey: .isLoading) }
+    store.cancel(id: FeedID.load)
+    store.finish()
+    #expect(store.queuedEffectIDs.isEmpty)
+}
+
+/// The failure messages the article shows are the ones the test store reports.
+@Suite struct TestingArticleFailureMessages {
+    let article = Result {
+        try DocumentationCodeBlocks.text(of: "Sources/CacheStoreTesting/Documentation.docc/TestingWithTestStore.md")
+    }
+
+    func expectArticleShows(_ messages: [String], sourceLocation: SourceLocation = #_sourceLocation) throws {
+        #expect(messages.count == 1, sourceLocation: sourceLocation)
+        let message = try #require(messages.first, sourceLocation: sourceLocation)
+        #expect(
+            try article.get().contains("```\n\(message)\n```"), "not in the article: \(message)",
+            sourceLocation: sourceLocation)
+    }
+
+    func makeStore(fetch: @escaping @Sendable () async -> [String] = { ["Hello"] }) -> TestStore<
+        FeedKey, FeedAction, FeedClient
+    > {
+        TestStore(
+            initialValues: [:],
+            actionHandler: feedHandler,
+            dependency: FeedClient(fetch: fetch, track: unimplemented("track", placeholder: ())))
+    }
+
+    @Test func leftoverEffects() async throws {
+        try expectArticleShows(
+            await captureFailureMessages {
+                let store = makeStore()
+                store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+            })
+    }
+
+    @Test func anUnimplementedDependency() async throws {
+        let client = FeedClient(fetch: { [] }, track: unimplemented("track", placeholder: ()))
+        try expectArticleShows(await captureFailureMessages { client.track("load") })
+    }
+
+    @Test func aWrongExpectation() async throws {
+        try expectArticleShows(
+            await captureFailureMessages {
+                let store = makeStore()
+                store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+                await store.receive(.loaded(["Hello"])) { $0.set(value: ["Hello"], forKey: .posts) }
+            })
+    }
+
+    @Test func anUnexpectedAction() async throws {
+        try expectArticleShows(
+            await captureFailureMessages {
+                let store = makeStore()
+                store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+                await store.receive(.loaded(["Bye"]))
+            })
+    }
+}
+
+final class FeedTests: XCTestCase {
+    func testLoading() {
+        let store = TestStore(
+            initialValues: [:],
+            actionHandler: feedHandler,
+            dependency: FeedClient(fetch: { ["Hello"] }, track: { _ in })
+        )
+
+        store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+        store.receive(.loaded(["Hello"])) { state in
+            state.set(value: false, forKey: .isLoading)
+            state.set(value: ["Hello"], forKey: .posts)
+        }
+    }
+}
