@@ -13,33 +13,26 @@
 // list the forgotten ones by kind.
 import Foundation
 
-struct SymbolGraph: Codable {
-    var metadata: JSONValue
-    var module: Module
-    var symbols: [Symbol]
-    var relationships: [Relationship]
+/// A symbol graph, decoded as far as the audit needs and kept whole for the filtered copy.
+struct SymbolGraph {
+    var raw: [String: JSONValue]
 
-    struct Module: Codable {
-        var name: String
-        var platform: JSONValue
-    }
+    var module: String { raw["module"]?["name"]?.string ?? "" }
+    var symbols: [Symbol] { raw["symbols"]?.array?.map(Symbol.init) ?? [] }
 
-    struct Relationship: Codable {
-        var source: String
-        var target: String
-        var kind: String
-        var targetFallback: String?
-        var sourceOrigin: JSONValue?
-        var swiftConstraints: JSONValue?
+    /// This graph with only `kept` of its symbols, and the relationships that start from them.
+    func keeping(_ kept: [Symbol]) -> SymbolGraph {
+        let ids = Set(kept.map(\.preciseIdentifier))
+        var copy = self
+        copy.raw["symbols"] = .array(kept.map(\.raw))
+        copy.raw["relationships"] = .array(
+            (raw["relationships"]?.array ?? []).filter { ids.contains($0["source"]?.string ?? "") })
+        return copy
     }
 }
 
-/// A symbol, decoded as far as the audit needs and kept whole for the filtered graph.
-struct Symbol: Codable {
-    var raw: [String: JSONValue]
-
-    init(from decoder: Decoder) throws { raw = try [String: JSONValue](from: decoder) }
-    func encode(to encoder: Encoder) throws { try raw.encode(to: encoder) }
+struct Symbol {
+    var raw: JSONValue
 
     var preciseIdentifier: String { raw["identifier"]?["precise"]?.string ?? "" }
     var kind: String { raw["kind"]?["identifier"]?.string ?? "" }
@@ -128,7 +121,7 @@ struct ModuleAudit {
 }
 
 func audit(_ graph: SymbolGraph, curated: Set<[String]>) -> (ModuleAudit, ownSymbols: [Symbol]) {
-    let module = graph.module.name
+    let module = graph.module
     var result = ModuleAudit(module: module)
     let own = graph.symbols.filter { $0.fileURI.contains("/Sources/\(module)/") }
     let curated = own.reduce(into: curated) { paths, symbol in
@@ -236,23 +229,20 @@ func symbolPath(_ link: Substring, module: String) -> [String] {
 }
 
 func loadGraph(_ url: URL) throws -> SymbolGraph {
-    try JSONDecoder().decode(SymbolGraph.self, from: Data(contentsOf: url))
+    SymbolGraph(raw: try JSONDecoder().decode([String: JSONValue].self, from: Data(contentsOf: url)))
 }
 
 /// Audits each module, writes its own symbols to OUTPUT/MODULE/, and returns whether all passed.
 func auditModules(graphs: URL, output: URL, modules: [String]) throws -> Bool {
     var passed = true
     for module in modules {
-        var graph = try loadGraph(graphs.appendingPathComponent("\(module).symbols.json"))
+        let graph = try loadGraph(graphs.appendingPathComponent("\(module).symbols.json"))
         let catalog = URL(fileURLWithPath: "Sources/\(module)/Documentation.docc")
         let (result, own) = audit(graph, curated: curatedPaths(catalog: catalog, module: module))
-        let ownIDs = Set(own.map(\.preciseIdentifier))
-        graph.symbols = own
-        graph.relationships.removeAll { !ownIDs.contains($0.source) }
         let directory = output.appendingPathComponent(module)
         try? FileManager.default.removeItem(at: directory)
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        try JSONEncoder().encode(graph).write(to: directory.appendingPathComponent("\(module).symbols.json"))
+        try JSONEncoder().encode(graph.keeping(own).raw).write(to: directory.appendingPathComponent("\(module).symbols.json"))
         print(result.summary)
         for problem in result.problems { print("error: \(problem)") }
         passed = passed && result.problems.isEmpty && result.checked > 0

@@ -84,6 +84,16 @@ actor Catalog {
     }
 
     func release() { released = true }
+
+    /// A search store whose client asks this catalog.
+    nonisolated func searchStore(
+        _ handler: StoreActionHandler<SearchKey, SearchAction, SearchClient> = searchHandler,
+        initialValues: [SearchKey: Any] = [:]
+    ) -> Store<SearchKey, SearchAction, SearchClient> {
+        Store(
+            initialValues: initialValues, actionHandler: handler,
+            dependency: SearchClient(search: { query in await self.matches(for: query) }))
+    }
 }
 
 @Suite struct EffectsExamples {
@@ -107,11 +117,7 @@ actor Catalog {
 
     @Test func cancelOnRequest() async {
         let catalog = Catalog()
-        let search = Store(
-            initialValues: [:],
-            actionHandler: searchHandler,
-            dependency: SearchClient(search: { query in await catalog.matches(for: query) })
-        )
+        let search = catalog.searchStore()
         search.handle(action: .search("swift"))
         let wasRunning = search.cancel(id: SearchID.search)
         #expect(wasRunning)
@@ -128,11 +134,7 @@ actor Catalog {
 
     @Test func anImmediateEffectIsHandledBeforeHandleReturns() async {
         let catalog = Catalog()
-        let search = Store(
-            initialValues: [.results: ["old"]],
-            actionHandler: clearingHandler,
-            dependency: SearchClient(search: { query in await catalog.matches(for: query) })
-        )
+        let search = catalog.searchStore(clearingHandler, initialValues: [.results: ["old"]])
         search.handle(action: .search("sw"))
         #expect(search.get(.isSearching, as: Bool.self) == true)
         search.handle(action: .search(""))
@@ -162,11 +164,7 @@ actor Catalog {
         let catalog = Catalog()
         weak var released: Store<SearchKey, SearchAction, SearchClient>?
         do {
-            let search = Store(
-                initialValues: [:],
-                actionHandler: searchHandler,
-                dependency: SearchClient(search: { query in await catalog.matches(for: query) })
-            )
+            let search = catalog.searchStore()
             search.handle(action: .search("swift"))
             released = search
         }
