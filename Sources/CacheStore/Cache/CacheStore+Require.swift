@@ -24,7 +24,7 @@ extension CacheStore {
     /// - Throws: ``MissingRequiredKeysError`` naming every key of `keys` that has no value.
     @discardableResult
     public func require(keys: Set<Key>) throws -> Self {
-        let missing = node.lock.withLock { keys.filter { key in node.valueLocked(key) == nil } }
+        let missing = keys.filter { key in access.read(key, true) == nil }
         guard missing.isEmpty else { throw MissingRequiredKeysError(keys: missing) }
         return self
     }

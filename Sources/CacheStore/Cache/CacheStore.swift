@@ -64,7 +64,10 @@ import Observation
 ///
 /// - ``changes``
 public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @unchecked Sendable {
-    @usableFromInline let node: StorageNode<Key>
+    /// The key space this cache reads and writes: its own values, a scope's, or an action's.
+    @usableFromInline let core: any StorageCore<Key>
+    /// The core's hot operations, specialized for `Key` (see ``CoreAccess``).
+    @usableFromInline let access: CoreAccess<Key>
 
     /// Creates a cache holding `initialValues`.
     ///
@@ -73,12 +76,13 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// - Parameter initialValues: The values the cache starts with, by key.
     @inlinable
     public convenience init(initialValues: [Key: Any]) {
-        self.init(node: RootNode(values: initialValues.compactMapValues(flattenedOptional)))
+        self.init(core: RootCore(values: initialValues.compactMapValues(flattenedOptional)))
     }
 
-    @usableFromInline
-    init(node: StorageNode<Key>) {
-        self.node = node
+    @inlinable
+    init<Core: StorageCore>(core: Core) where Core.Key == Key {
+        self.core = core
+        self.access = CoreAccess(core)
     }
 
     /// The value of `key` as a `Value`.
@@ -94,7 +98,7 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// - Returns: The value, or `nil` when `key` has no value or its value is not a `Value`.
     @inlinable
     public func get<Value>(_ key: Key, as: Value.Type = Value.self) -> Value? {
-        read(key) as? Value
+        access.read(key, true) as? Value
     }
 
     /// The value of `key` as a `Value`, or an error that says why there is none.
@@ -111,7 +115,7 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     ///   value is not a `Value`.
     @inlinable
     public func resolve<Value>(_ key: Key, as: Value.Type = Value.self) throws -> Value {
-        guard let value = read(key) else {
+        guard let value = access.read(key, true) else {
             throw MissingRequiredKeysError(keys: [key])
         }
         guard let typed = value as? Value else {
@@ -127,12 +131,14 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// cache.set(value: nil as Int?, forKey: .count) // removes .count
     /// ```
     ///
+    /// The value it replaces is released after the cache is unlocked, so its `deinit` may use the cache.
+    ///
     /// - Parameters:
     ///   - value: The new value. A non-nil `Optional` is stored unwrapped.
     ///   - key: The key to set.
     @inlinable
     public func set<Value>(value: Value, forKey key: Key) {
-        write(storableValue(value), for: key)
+        _ = access.write(key, storableValue(value))
     }
 
     /// Removes `key` and its value. Removing an absent key does nothing.
@@ -140,7 +146,7 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// - Parameter key: The key to remove.
     @inlinable
     public func remove(_ key: Key) {
-        write(nil, for: key)
+        _ = access.write(key, nil)
     }
 
     /// Whether `key` has a value.
@@ -149,13 +155,13 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// - Returns: `true` when `key` has a value of any type.
     @inlinable
     public func contains(_ key: Key) -> Bool {
-        read(key) != nil
+        access.read(key, true) != nil
     }
 
     /// Reads, changes and writes back the value of `key` in one atomic step.
     ///
-    /// No other write to the cache can happen between the read and the write, so concurrent updates
-    /// are never lost:
+    /// No other write to `key` can land between the read and the write, so concurrent updates are
+    /// never lost:
     ///
     /// ```swift
     /// cache.update(.count, as: Int.self) { count in
@@ -163,8 +169,10 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// }
     /// ```
     ///
-    /// - Important: `updater` runs while the cache is locked: it must not use this cache (or a scope
-    ///   of it) itself, or it deadlocks.
+    /// `updater` runs with no lock held, so it may read this cache (or any other). When another
+    /// thread writes `key` while `updater` runs, `updater` runs again on the new value, as a
+    /// compare-and-swap loop does: keep it free of side effects.
+    ///
     /// - Parameters:
     ///   - key: The key to update.
     ///   - as: The type of the value; inferred from `updater` when left out.
@@ -172,13 +180,11 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     ///     another type; setting `nil` removes the key.
     @inlinable
     public func update<Value>(_ key: Key, as: Value.Type = Value.self, updater: (inout Value?) -> Void) {
-        var batch = ChangeBatch()
-        node.lock.lock()
-        var value = node.valueLocked(key) as? Value
-        updater(&value)
-        _ = node.writeLocked(key, value.flatMap(storableValue), &batch)
-        node.lock.unlock()
-        batch.publish()
+        core.update(key) { stored in
+            var value = stored as? Value
+            updater(&value)
+            stored = value.flatMap(storableValue)
+        }
     }
 
     /// Every value that is a `Value`, by key.
@@ -187,6 +193,8 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// let counters = cache.valuesInCache(ofType: Int.self)
     /// ```
     ///
+    /// Inside `withObservationTracking`, the read is told of any later write, insert or removal.
+    ///
     /// - Parameter ofType: The type of the values to return; inferred from the context when left out.
     /// - Returns: The keys whose values are `Value`s, with those values.
     public func valuesInCache<Value>(ofType: Value.Type = Value.self) -> [Key: Value] {
@@ -194,8 +202,10 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     }
 
     /// Every key that has a value, with its value.
+    ///
+    /// Inside `withObservationTracking`, the read is told of any later write, insert or removal.
     public var allValues: [Key: Any] {
-        node.lock.withLock { node.allValuesLocked() }
+        core.allValues(observing: true)
     }
 
     /// An independent cache holding the values this one holds now.
@@ -205,13 +215,15 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     ///
     /// - Returns: A new cache with a snapshot of ``allValues``.
     public func copy() -> CacheStore<Key> {
-        CacheStore(initialValues: allValues)
+        CacheStore(initialValues: core.allValues(observing: false))
     }
 
     /// The keys that change, after each change, as an `AsyncSequence`.
     ///
-    /// Each element is the set of keys one write (or one ``Store`` action) changed. When the consumer
-    /// falls behind, waiting sets are merged into one, so no change is lost and memory stays bounded.
+    /// Each element names the keys one write (or one ``Store`` action) changed. When the consumer
+    /// falls behind, waiting changes are merged into one, and past a bound into one that says
+    /// "everything may have changed" (see ``ChangedKeys``): no change is lost, and memory stays
+    /// bounded however slow the consumer is.
     ///
     /// ```swift
     /// for await keys in cache.changes {
@@ -219,24 +231,6 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// }
     /// ```
     public var changes: CacheStoreChanges<Key> {
-        CacheStoreChanges(node: node)
-    }
-
-    /// The stored value of `key`, recording the read for observation.
-    @inlinable
-    func read(_ key: Key) -> Any? {
-        node.lock.lock()
-        defer { node.lock.unlock() }
-        return node.valueLocked(key)
-    }
-
-    /// Sets (or, for `nil`, removes) the value of `key`, then tells observers.
-    @inlinable
-    func write(_ value: Any?, for key: Key) {
-        var batch = ChangeBatch()
-        node.lock.lock()
-        _ = node.writeLocked(key, value, &batch)
-        node.lock.unlock()
-        if !batch.pending.isEmpty { batch.publish() }
+        CacheStoreChanges(core: core)
     }
 }

@@ -27,7 +27,7 @@ extension Store {
     /// - Returns: This store.
     @discardableResult
     public func debug(_ output: @escaping @Sendable (String) -> Void) -> Self {
-        queue.turn.withLock { debugOutput = output }
+        engine.queue.performAndWait { [engine] in engine.debugOutput = output }
         return self
     }
 }

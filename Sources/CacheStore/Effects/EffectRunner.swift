@@ -1,85 +1,56 @@
-/// The effects of one store that are running now, by id.
+/// The effects of one store that are running now: their tasks, and their ``EffectLifecycle``.
 ///
-/// Each start gets a token; an effect's own bookkeeping (finishing, delivering) names its token, so a
-/// finishing effect can never remove or cancel a newer effect that reused its id.
+/// `lock` guards the lifecycle and is held only to read or change it: tasks are started and
+/// cancelled, and actions handled, with it released.
 @usableFromInline
 final class EffectRunner: @unchecked Sendable {
-    private struct Running {
-        let token: UInt64
-        var task: Task<Void, Never>?
-    }
+    typealias Ticket = EffectLifecycle.Ticket
+
+    private let lock = Lock()
+    private var lifecycle = EffectLifecycle()
 
     @usableFromInline init() {}
 
-    private let lock = Lock()
-    private var running: [AnyHashable: Running] = [:]
-    private var lastToken: UInt64 = 0
-
     /// The ids of the effects running now.
     var ids: Set<AnyHashable> {
-        lock.withLock { Set(running.keys) }
+        lock.withLock { Set(lifecycle.entries.keys) }
     }
 
-    /// One start of an effect: its id, and the token that tells it from later starts with the same id.
-    struct Ticket: @unchecked Sendable {
-        let id: AnyHashable
-        let token: UInt64
-    }
-
-    /// Starts `body` under `id`, cancelling an effect already running under it first.
+    /// Starts `body` in a task under `id`, cancelling the effect running under it first.
     ///
-    /// - Parameter body: The effect's task body; it gets the ticket to pass to ``isRunning(_:)`` and
-    ///   ``finish(_:)``.
+    /// - Parameter body: The effect's work; it gets the ticket to pass to the other methods.
     func start(_ id: AnyHashable, _ body: @escaping @Sendable (Ticket) async -> Void) {
-        let (token, replaced) = lock.withLock {
-            lastToken += 1
-            let replaced = running.updateValue(Running(token: lastToken), forKey: id)
-            return (lastToken, replaced)
-        }
-        replaced?.task?.cancel()
-        let ticket = Ticket(id: id, token: token)
+        let (ticket, replaced) = lock.withLock { lifecycle.start(id) }
+        replaced?.cancel()
         let task = Task { await body(ticket) }
-        let isStillRunning = lock.withLock {
-            guard running[id]?.token == token else { return false }
-            running[id]?.task = task
-            return true
-        }
-        if !isStillRunning { task.cancel() }
+        if !lock.withLock({ lifecycle.attach(task, to: ticket) }) { task.cancel() }
     }
 
-    /// Whether the effect started with `ticket` is still the one running under its id.
-    func isRunning(_ ticket: Ticket) -> Bool {
-        lock.withLock { running[ticket.id]?.token == ticket.token }
+    /// Admits an action the effect sent, to be handled now by the calling thread.
+    func beginDelivery(_ ticket: Ticket) -> Bool {
+        lock.withLock { lifecycle.beginDelivery(ticket, on: .current) }
     }
 
-    /// Removes the effect started with `ticket`, if it is still the one running under its id.
-    ///
-    /// - Returns: Whether it was; when `false`, it was cancelled or replaced and must not deliver.
-    @discardableResult
+    /// The admitted action has been handled.
+    func endDelivery(_ ticket: Ticket) {
+        lock.withLock { lifecycle.endDelivery(ticket) }
+    }
+
+    /// Ends the effect; returns whether it was still running (so its last action may be handled).
     func finish(_ ticket: Ticket) -> Bool {
-        lock.withLock {
-            guard running[ticket.id]?.token == ticket.token else { return false }
-            running[ticket.id] = nil
-            return true
-        }
+        lock.withLock { lifecycle.finish(ticket) }
     }
 
-    /// Cancels the effect running under `id`.
-    ///
-    /// - Returns: Whether one was running.
+    /// Cancels the effect running under `id`; see ``EffectLifecycle/cancel(_:on:)``.
     @discardableResult
     func cancel(_ id: AnyHashable) -> Bool {
-        guard let cancelled = lock.withLock({ running.removeValue(forKey: id) }) else { return false }
-        cancelled.task?.cancel()
-        return true
+        let (isCancelled, task) = lock.withLock { lifecycle.cancel(id, on: .current) }
+        task?.cancel()
+        return isCancelled
     }
 
     /// Cancels every running effect.
     func cancelAll() {
-        let cancelled = lock.withLock {
-            defer { running = [:] }
-            return running.values
-        }
-        for effect in cancelled { effect.task?.cancel() }
+        for task in lock.withLock({ lifecycle.cancelAll() }) { task.cancel() }
     }
 }

@@ -1,8 +1,10 @@
 /// The keys of a ``CacheStore`` (or ``Store``) that change, as an `AsyncSequence`.
 ///
-/// Each element is the set of keys one write or one action changed. A consumer that falls behind
-/// receives the waiting sets merged into one: no change is lost, and memory stays bounded however
-/// slow the consumer is. Iteration ends when the task is cancelled or the store is released.
+/// Each element names the keys one write or one action changed. A consumer that falls behind
+/// receives the waiting changes merged into one; past ``pendingKeyLimit`` distinct keys they become
+/// ``ChangedKeys/everyKey``, which tells it to read again everything it shows. So no change is lost,
+/// and memory stays bounded however slow the consumer is. Iteration ends when the task is cancelled
+/// or the store is released.
 ///
 /// ```swift
 /// let redraws = Task {
@@ -22,17 +24,22 @@
 /// - ``makeAsyncIterator()``
 /// - ``Iterator``
 /// - ``Element``
+/// - ``pendingKeyLimit``
 public struct CacheStoreChanges<Key: Hashable & SendableMetatype>: AsyncSequence, @unchecked Sendable {
     /// The keys one change (or several merged) touched.
-    public typealias Element = Set<Key>
+    public typealias Element = ChangedKeys<Key>
 
-    let node: StorageNode<Key>
+    /// How many distinct changed keys wait for a busy consumer before they merge into
+    /// ``ChangedKeys/everyKey``.
+    public static var pendingKeyLimit: Int { 1_024 }
+
+    let core: any StorageCore<Key>
 
     /// Starts listening for changes.
     ///
     /// - Returns: An iterator that yields the changed keys.
     public func makeAsyncIterator() -> Iterator {
-        Iterator(buffer: ChangeBuffer(node: node))
+        Iterator(buffer: ChangeBuffer(core: core, limit: Self.pendingKeyLimit))
     }
 
     /// Yields the keys that changed, waiting for the next change when none is buffered.
@@ -49,7 +56,7 @@ public struct CacheStoreChanges<Key: Hashable & SendableMetatype>: AsyncSequence
         ///
         /// - Returns: The keys changed since the last call (merged, if several changes came in
         ///   between), or `nil` once the task is cancelled or the store is released.
-        public mutating func next() async -> Set<Key>? {
+        public mutating func next() async -> ChangedKeys<Key>? {
             await buffer.next()
         }
     }
@@ -58,14 +65,17 @@ public struct CacheStoreChanges<Key: Hashable & SendableMetatype>: AsyncSequence
 /// Changed keys waiting for an iterator, merged while it is busy.
 final class ChangeBuffer<Key: Hashable & SendableMetatype>: Finishing, @unchecked Sendable {
     private let lock = Lock()
-    private var pending: Set<Key> = []
+    private let limit: Int
+    /// The keys changed since the consumer last took them; `nil` once more than `limit` did.
+    private var pending: Set<Key>? = []
     /// The suspended `next()`; keys cross to it in a box, as `Key` need not be `Sendable`.
-    private var waiter: CheckedContinuation<UncheckedSendable<Set<Key>>?, Never>?
+    private var waiter: CheckedContinuation<UncheckedSendable<ChangedKeys<Key>>?, Never>?
     private var isFinished = false
     private var subscription: Subscription?
 
-    init(node: StorageNode<Key>) {
-        subscription = node.subscribe(
+    init(core: any StorageCore<Key>, limit: Int) {
+        self.limit = limit
+        subscription = core.subscribe(
             Subscriber(
                 onChange: { [weak self] keys in self?.receive(keys) },
                 onEnd: { [weak self] in self?.finish() }))
@@ -73,13 +83,14 @@ final class ChangeBuffer<Key: Hashable & SendableMetatype>: Finishing, @unchecke
 
     deinit { subscription?.cancel() }
 
-    func next() async -> Set<Key>? {
+    func next() async -> ChangedKeys<Key>? {
         let finisher: any Finishing = self
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<UncheckedSendable<Set<Key>>?, Never>) in
+            await withCheckedContinuation {
+                (continuation: CheckedContinuation<UncheckedSendable<ChangedKeys<Key>>?, Never>) in
                 lock.lock()
-                if !pending.isEmpty {
-                    let keys = pending
+                if pending?.isEmpty != true {
+                    let keys = pending.map(ChangedKeys.init) ?? .everyKey
                     pending = []
                     lock.unlock()
                     continuation.resume(returning: UncheckedSendable(keys))
@@ -99,13 +110,14 @@ final class ChangeBuffer<Key: Hashable & SendableMetatype>: Finishing, @unchecke
     private func receive(_ keys: Set<Key>) {
         lock.lock()
         guard let waiter else {
-            pending.formUnion(keys)
+            pending?.formUnion(keys)
+            if let count = pending?.count, count > limit { pending = nil }
             lock.unlock()
             return
         }
         self.waiter = nil
         lock.unlock()
-        waiter.resume(returning: UncheckedSendable(keys))
+        waiter.resume(returning: UncheckedSendable(keys.count > limit ? .everyKey : ChangedKeys(keys)))
     }
 
     func finish() {

@@ -18,8 +18,11 @@ extension CacheStore {
     /// - Returns: The scope.
     @inlinable
     public func scope(keys: Set<Key>) -> CacheStore<Key> {
-        markTransactionShared()
-        return CacheStore(node: ScopedNode(subsetOf: node, keys: keys))
+        core.noteScoped()
+        let visible = { (key: Key) in keys.contains(key) ? key : nil }
+        return CacheStore(
+            core: ScopedCore(
+                parent: core, parentAccess: access, toParent: visible, fromParent: visible, defaultCache: [:]))
     }
 
     /// A live view of this cache under another key type.
@@ -54,10 +57,13 @@ extension CacheStore {
     /// )
     /// ```
     ///
-    /// When several parent keys map to one scoped key, the scoped key shows the parent key that `to`
-    /// names; the others are not visible. A default for a key that maps to the parent is used while
-    /// the parent has no value for it, and is never written to the parent. The transformation is
-    /// called while the cache is locked: keep it a pure mapping.
+    /// A scoped key `s` is *mapped* to the parent key `p` exactly when `to(s) == p` and
+    /// `from(p) == s`: it then reads and writes `p`. Every other scoped key lives in the scope only.
+    /// Reads, writes, ``allValues`` and ``changes`` all follow this one rule, so a transformation that
+    /// is not injective, or whose halves are not inverses, never makes them disagree: when several
+    /// parent keys map to one scoped key, only the one that `to` names back is visible. A default
+    /// for a mapped key is used while the parent has no value for it, and is never written to the
+    /// parent. The transformation is called with no lock held; keep it a pure mapping.
     ///
     /// - Parameters:
     ///   - keyTransformation: Maps keys between this cache (`from`) and the scope (`to`).
@@ -68,40 +74,13 @@ extension CacheStore {
         keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         defaultCache: [ScopedKey: Any] = [:]
     ) -> CacheStore<ScopedKey> {
-        markTransactionShared()
+        core.noteScoped()
         return CacheStore<ScopedKey>(
-            node: ScopedNode(transforming: node, keyTransformation, defaultCache: defaultCache))
-    }
-
-    /// A scope over an action's state could outlive the action: the store must not reuse that state.
-    @usableFromInline
-    func markTransactionShared() {
-        guard let transaction = node as? TransactionNode<Key> else { return }
-        node.lock.withLock { transaction.overlay.isShared = true }
-    }
-}
-
-extension ScopedNode {
-    /// A scope of `parent` under a key transformation.
-    @inlinable
-    convenience init(
-        transforming parent: StorageNode<ParentKey>,
-        _ transformation: BiDirectionalTransformation<ParentKey?, Key?>,
-        defaultCache: [Key: Any]
-    ) {
-        self.init(
-            parent: parent,
-            toParent: { key in transformation.to(key) },
-            fromParent: { parentKey in transformation.from(parentKey) },
-            defaultCache: defaultCache)
-    }
-}
-
-extension ScopedNode where Key == ParentKey {
-    /// A scope of `parent` showing `keys` only.
-    @inlinable
-    convenience init(subsetOf parent: StorageNode<Key>, keys: Set<Key>) {
-        let visible = { (key: Key) in keys.contains(key) ? key : nil }
-        self.init(parent: parent, toParent: visible, fromParent: visible, defaultCache: [:])
+            core: ScopedCore(
+                parent: core,
+                parentAccess: access,
+                toParent: { key in keyTransformation.to(key) },
+                fromParent: { parentKey in keyTransformation.from(parentKey) },
+                defaultCache: defaultCache))
     }
 }

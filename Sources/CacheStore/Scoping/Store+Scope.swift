@@ -41,7 +41,7 @@ extension Store {
         scoped(
             cacheStore: cacheStore.scope(keyTransformation: keyTransformation, defaultCache: defaultCache),
             actionHandler: actionHandler,
-            dependency: dependencyTransformation(dependency),
+            dependency: dependencyTransformation(engine.dependency),
             actionTransformation: actionTransformation)
     }
 
@@ -74,7 +74,7 @@ extension Store {
         scoped(
             cacheStore: cacheStore.scope(keys: keys),
             actionHandler: actionHandler,
-            dependency: dependencyTransformation(dependency),
+            dependency: dependencyTransformation(engine.dependency),
             actionTransformation: actionTransformation)
     }
 
@@ -115,13 +115,14 @@ extension Store {
         actionTransformation: @escaping (ScopedAction?) -> Action?
     ) -> Store<ScopedKey, ScopedAction, ScopedDependency> {
         Store<ScopedKey, ScopedAction, ScopedDependency>(
-            cacheStore: cacheStore,
-            queue: queue,
-            actionHandler: actionHandler,
-            dependency: dependency,
-            forwardToParent: { [self] action in
-                if let parentAction = actionTransformation(action) { handle(action: parentAction) }
-            })
+            engine: StoreEngine(
+                state: cacheStore,
+                queue: engine.queue,
+                handler: actionHandler,
+                dependency: dependency,
+                forwardToParent: { [self] action in
+                    if let parentAction = actionTransformation(action) { handle(action: parentAction) }
+                }))
     }
 }
 

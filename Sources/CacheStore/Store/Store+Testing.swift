@@ -12,21 +12,24 @@ extension Store {
     /// For `TestStore`, which queues effects to run one by one. Actions are not forwarded to a parent.
     package func handleWithoutEffects(_ action: Action) -> (changes: [StateChange<Key>], effect: ActionEffect<Action>?)
     {
-        queue.runNow { apply(action, recordingChanges: true) }
+        let result = engine.queue.performAndWait { [engine] in
+            UncheckedSendable(engine.apply(action, recordingChanges: true))
+        }
+        return result.value
     }
 
-    /// What `body` would write to the state, without writing it: it runs against an overlay that is
-    /// then thrown away.
+    /// What `body` would write to the state, without writing it: it runs against a transaction that
+    /// is then thrown away.
     package func expectedState(_ body: (inout CacheStore<Key>) throws -> Void) rethrows -> ExpectedState<Key> {
-        let transaction = TransactionNode(over: cacheStore.node, turn: queue.turn)
-        var state = CacheStore(node: transaction)
+        let transaction = TransactionCore(base: cacheStore.core, baseAccess: cacheStore.access)
+        var state = CacheStore(core: transaction)
         try body(&state)
-        if state.node !== transaction { return .replaced(state.allValues) }
-        return .writes(queue.turn.withLock { transaction.pendingWritesLocked() })
+        if state.core !== transaction { return .replaced(state.allValues) }
+        return .writes(transaction.pendingWrites())
     }
 
     /// The value of `key` now, without recording an observation access.
     package func currentValue(_ key: Key) -> Any? {
-        cacheStore.node.lock.withLock { cacheStore.node.peekLocked(key) }
+        cacheStore.access.read(key, false)
     }
 }

@@ -1,0 +1,35 @@
+extension ActionEffect {
+    /// One thing starting an effect does. ``forEachPart(_:)`` turns any effect into these: the one
+    /// interpretation of ``Operation`` that ``Store`` and `TestStore` share.
+    package enum Part {
+        /// Handle this action right after the current one.
+        case action(Action)
+        /// Cancel the effect running under this id.
+        case cancel(AnyHashable)
+        /// Run `work` in a task under `id`. It sends any number of actions, and returns its last one,
+        /// if any (a single-action effect returns its action; a `run` effect returns `nil`).
+        case task(id: AnyHashable, work: @Sendable (Send<Action>) async -> Action?)
+    }
+
+    /// Calls `body` with each part of the effect, in order; a merged effect's parts one by one.
+    package func forEachPart(_ body: (Part) -> Void) {
+        switch operation {
+        case .action(let action):
+            body(.action(action))
+        case .single(let operation):
+            body(.task(id: id, work: { _ in await operation() }))
+        case .sequence(let operation):
+            body(
+                .task(
+                    id: id,
+                    work: { send in
+                        await operation(send)
+                        return nil
+                    }))
+        case .cancel:
+            body(.cancel(id))
+        case .merged(let effects):
+            for effect in effects { effect.forEachPart(body) }
+        }
+    }
+}

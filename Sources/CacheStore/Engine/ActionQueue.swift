@@ -1,0 +1,130 @@
+/// The turn of a store tree (a store and its scoped stores): who handles actions now, and what waits.
+///
+/// One thread at a time, the *handling thread*, handles the tree's actions; it holds no lock while
+/// it does, so handlers, observers and effects may call back into any store.
+///
+/// - A send to an idle tree makes the calling thread the handling thread: it handles the action at
+///   once, then everything queued meanwhile, then returns.
+/// - A send from the handling thread itself (a handler, an observer, an immediate effect) is queued
+///   and handled right after the current action, before the outermost send returns.
+/// - A send from another thread is queued, and the sender waits until the handling thread has
+///   handled it — unless waiting could deadlock (see ``WaitGraph``): then it returns at once and the
+///   action is handled right after the handling thread's current work.
+///
+/// So whenever `handle(action:)` returns on a thread that was not inside a handler, its action has
+/// been handled; and no two handlers of one tree ever run at once.
+///
+/// ## Lock
+///
+/// `lock` guards the fields below and is held only to read or change them, never while work runs.
+@usableFromInline
+final class ActionQueue: @unchecked Sendable {
+    @usableFromInline let lock = ConditionLock()
+    /// The handling thread, or `nil` when the tree is idle. Guarded by `lock`, as is every `var` below.
+    @usableFromInline var handlingThread: ThreadID?
+    /// Work queued for the handling thread, oldest first from `head`.
+    @usableFromInline var queued: [(() -> Void)?] = []
+    @usableFromInline var head = 0
+    /// How many items were ever queued, and how many of those are done: a waiter waits for its own.
+    @usableFromInline var queuedCount: UInt64 = 0
+    @usableFromInline var doneCount: UInt64 = 0
+    @usableFromInline var waiterCount = 0
+
+    @inlinable init() {}
+
+    /// Makes the calling thread the handling thread and returns `true`, or returns `false` when
+    /// another thread, or this one already, is handling.
+    @inlinable
+    func beginTurn() -> Bool {
+        lock.lock()
+        guard handlingThread == nil else {
+            lock.unlock()
+            return false
+        }
+        handlingThread = .current
+        lock.unlock()
+        return true
+    }
+
+    /// Runs the work queued during the turn, in order, then ends the turn.
+    @inlinable
+    func endTurn() {
+        lock.lock()
+        if queued.isEmpty {
+            handlingThread = nil
+            lock.unlock()
+            return
+        }
+        lock.unlock()
+        drainQueued()
+    }
+
+    /// Runs queued work until none is left, then ends the turn and wakes the waiting senders.
+    @usableFromInline
+    func drainQueued() {
+        while true {
+            lock.lock()
+            guard head < queued.count else {
+                queued.removeAll(keepingCapacity: queued.count <= 1_024)
+                head = 0
+                handlingThread = nil
+                let hasWaiters = waiterCount > 0
+                lock.unlock()
+                if hasWaiters { lock.broadcast() }
+                return
+            }
+            let work = queued[head].take()
+            head += 1
+            lock.unlock()
+            work?()
+            lock.lock()
+            doneCount += 1
+            let hasWaiters = waiterCount > 0
+            lock.unlock()
+            if hasWaiters { lock.broadcast() }
+        }
+    }
+
+    /// Runs `work` in the tree's turn: now when the tree is idle, else after the work queued before
+    /// it (waiting for it when the caller may; see the type's discussion).
+    @usableFromInline
+    func perform(_ work: @escaping () -> Void) {
+        let me = ThreadID.current
+        lock.lock()
+        guard let holder = handlingThread else {
+            handlingThread = me
+            lock.unlock()
+            work()
+            return drainQueued()
+        }
+        queued.append(work)
+        queuedCount += 1
+        let ticket = queuedCount
+        lock.unlock()
+        guard holder != me, WaitGraph.shared.beginWait(me, for: holder) else { return }
+        lock.lock()
+        waiterCount += 1
+        while doneCount < ticket { lock.wait() }
+        waiterCount -= 1
+        lock.unlock()
+        WaitGraph.shared.endWait(me)
+    }
+
+    /// Runs `body` in the tree's turn and returns its result, waiting for the turn if need be.
+    ///
+    /// On the handling thread itself, `body` runs at once. Only for callers that are never inside a
+    /// handler of another store (a test store, configuration), so the wait cannot close a cycle.
+    @usableFromInline
+    func performAndWait<Result>(_ body: @escaping () -> Result) -> Result {
+        lock.lock()
+        let isHandlingThread = handlingThread == .current
+        lock.unlock()
+        if isHandlingThread { return body() }
+        var result: Result?
+        perform { result = body() }
+        guard let result else {
+            preconditionFailure("performAndWait was called from a handler of a store another thread handles")
+        }
+        return result
+    }
+}

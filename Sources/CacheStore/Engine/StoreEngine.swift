@@ -1,0 +1,144 @@
+/// The engine behind a ``Store``: one action's path from `handle` to committed state, observers,
+/// the debug log and the effects it starts.
+///
+/// ```
+/// handle(action) ─▶ ActionQueue turn ─▶ apply: handler on a TransactionCore ─▶ commit (writeAll)
+///                                                                              ├─▶ observers, changes
+///                                                                              └─▶ debug report
+///                 ─▶ start effect parts ─▶ EffectRunner tasks ─▶ deliver(action) ─▶ handle …
+/// ```
+///
+/// Everything here runs in the turn of the store tree's ``ActionQueue`` (one action at a time per
+/// tree), with no lock held: the handler, the debug output and observers may call back into any
+/// store. The `var`s are guarded by that turn.
+@usableFromInline
+final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @unchecked Sendable {
+    /// The committed state: a root cache, or a scope of the parent store's state.
+    @usableFromInline let state: CacheStore<Key>
+    @usableFromInline let queue: ActionQueue
+    @usableFromInline let handler: StoreActionHandler<Key, Action, Dependency>
+    @usableFromInline let dependency: Dependency
+    @usableFromInline let effects = EffectRunner()
+    /// Hands an action on to the parent store, for a scoped store; runs after this store's handler.
+    @usableFromInline let forwardToParent: ((Action) -> Void)?
+    /// Where debug reports go. Guarded by the turn.
+    @usableFromInline var debugOutput: (@Sendable (String) -> Void)?
+    /// The last action's handler state, kept for the next action when nothing else holds it: a
+    /// plain action then allocates nothing. Guarded by the turn.
+    @usableFromInline var spare: (state: CacheStore<Key>, transaction: TransactionCore<Key>)?
+
+    @inlinable
+    init(
+        state: CacheStore<Key>,
+        queue: ActionQueue,
+        handler: StoreActionHandler<Key, Action, Dependency>,
+        dependency: Dependency,
+        forwardToParent: ((Action) -> Void)?
+    ) {
+        self.state = state
+        self.queue = queue
+        self.handler = handler
+        self.dependency = dependency
+        self.forwardToParent = forwardToParent
+    }
+
+    /// Handles `action` in the tree's turn (see ``ActionQueue``).
+    @inlinable
+    func handle(_ action: Action) {
+        guard queue.beginTurn() else { return queue.perform { [self] in process(action) } }
+        process(action)
+        queue.endTurn()
+    }
+
+    /// Handles `action` and starts its effect. In the turn.
+    @inlinable
+    func process(_ action: Action) {
+        if let effect = apply(action).effect { start(effect) }
+        if let forwardToParent { forwardToParent(action) }
+    }
+
+    /// Runs the handler for `action` and commits its writes, without starting its effect.
+    ///
+    /// The one path every action's state change takes: ``handle(_:)`` and `TestStore` both use it.
+    /// In the turn.
+    ///
+    /// - Parameter recordingChanges: Whether to return the changes even when the debug log is off.
+    /// - Returns: Each key the handler wrote, with its value before and after (when recorded); and
+    ///   the handler's effect.
+    @inlinable
+    func apply(_ action: Action, recordingChanges: Bool = false)
+        -> (changes: [StateChange<Key>], effect: ActionEffect<Action>?)
+    {
+        var (handlerState, transaction) = takeHandlerState()
+        let effect = handler.handle(store: &handlerState, action: action, dependency: dependency)
+        let debugOutput = self.debugOutput
+        let isRecording = recordingChanges || debugOutput != nil
+        let changes: [StateChange<Key>]
+        if handlerState.core === transaction {
+            changes = transaction.commit(recordingChanges: isRecording)
+            // Keep the state for the next action unless something outside the store holds it: the
+            // handler kept it, or made a scope over it. Such a holder then writes straight to the
+            // committed state, as after any commit.
+            if isKnownUniquelyReferenced(&handlerState), !transaction.isScoped {
+                spare = (consume handlerState, consume transaction)
+            }
+        } else {
+            transaction.discard()
+            changes = replaceState(with: handlerState.allValues)
+        }
+        if let debugOutput { debugOutput(StateChangeReport.debugText(action: action, changes: changes)) }
+        return (changes, effect)
+    }
+
+    /// The state a handler mutates: the spare one from the last action, or a new transaction.
+    @inlinable
+    func takeHandlerState() -> (CacheStore<Key>, TransactionCore<Key>) {
+        guard let spare = spare.take() else {
+            let transaction = TransactionCore(base: state.core, baseAccess: state.access)
+            return (CacheStore(core: transaction), transaction)
+        }
+        spare.transaction.reopen()
+        return spare
+    }
+
+    /// Applies a handler that assigned a whole new cache to its `inout` state: every key takes the
+    /// value the new cache holds (keys it lacks are removed), in one atomic write. O(keys).
+    @usableFromInline
+    func replaceState(with values: [Key: Any]) -> [StateChange<Key>] {
+        let current = state.core.allValues(observing: false)
+        var writes = Set(current.keys).union(values.keys).map { key in (key: key, value: values[key]) }
+        state.access.writeAll(&writes)
+        return writes.map { write in StateChange(key: write.key, before: write.value, after: values[write.key]) }
+    }
+
+    /// Starts `effect`: an immediate action is queued, async work runs in a task of its own.
+    @usableFromInline
+    func start(_ effect: ActionEffect<Action>) {
+        effect.forEachPart { part in
+            switch part {
+            case .action(let action):
+                handle(action)
+            case .cancel(let id):
+                effects.cancel(id)
+            case .task(let id, let work):
+                effects.start(id) { [weak self] ticket in
+                    let last = await work(Send { [weak self] action in self?.deliver(action, from: ticket) })
+                    guard let engine = self, engine.effects.finish(ticket), let last else { return }
+                    engine.queue.perform { engine.process(last) }
+                }
+            }
+        }
+    }
+
+    /// Handles an action an effect sent, unless the effect was cancelled or replaced by then.
+    ///
+    /// The check runs in the action's turn, just before its handler: a cancel that comes first
+    /// always wins (see ``EffectLifecycle``).
+    func deliver(_ action: Action, from ticket: EffectRunner.Ticket) {
+        queue.perform { [self] in
+            guard effects.beginDelivery(ticket) else { return }
+            process(action)
+            effects.endDelivery(ticket)
+        }
+    }
+}

@@ -1,0 +1,280 @@
+/// The storage engine: the values of one key space, with per-key observation and change subscribers.
+///
+/// One `lock` guards everything stored here, and is held only for dictionary work: observers,
+/// subscribers and update closures run after it is released, and a replaced value is handed back to
+/// the caller to release (see ``StorageCore``).
+///
+/// ## Memory
+///
+/// A key's slot lives while the key has a value. A read of an absent key inside
+/// `withObservationTracking` leaves an empty slot (so the observer learns when the key appears);
+/// empty slots are dropped, their observers told to read again, once they outnumber the keys present
+/// (and at least ``emptySlotAllowance``): memory stays O(keys present + keys observed).
+@usableFromInline
+final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked Sendable {
+    @usableFromInline typealias KeyPathForKey = KeyObservation<Key>.KeyPathForKey
+
+    /// A key's entry: its value, and its observation key path once it has been read.
+    @usableFromInline
+    struct Slot {
+        /// `nil` for an empty slot: an absent key that an observer read.
+        @usableFromInline var value: Any?
+        @usableFromInline var keyPath: KeyPathForKey?
+        /// Whether a read may have registered an observer since the key's last change was published.
+        @usableFromInline var isObserved = false
+
+        @inlinable init(value: Any?) {
+            self.value = value
+        }
+    }
+
+    @usableFromInline let lock = Lock()
+    @usableFromInline let observation = KeyObservation<Key>()
+    /// Guarded by `lock`, as is every `var` below.
+    @usableFromInline var slots: [Key: Slot]
+    @usableFromInline var emptySlotCount = 0
+    /// Whether a read of every key (``allValues(observing:)``) may have registered an observer.
+    @usableFromInline var isEveryKeyObserved = false
+    @usableFromInline var subscribers: [UInt64: Subscriber<Key>] = [:]
+    private var lastSubscriberID: UInt64 = 0
+    /// Writes to keys that an ``update(_:_:)`` is changing now, to detect a conflicting writer.
+    @usableFromInline var updates: [Key: UpdateWatch] = [:]
+
+    /// Empty slots kept before a purge, however few keys are present.
+    @usableFromInline static var emptySlotAllowance: Int { 1_024 }
+
+    @inlinable
+    init(values: [Key: Any]) {
+        slots = values.mapValues(Slot.init(value:))
+    }
+
+    deinit {
+        for subscriber in subscribers.values { subscriber.onEnd() }
+    }
+
+    // MARK: Reading
+
+    @inlinable
+    func value(for key: Key, observing: Bool) -> Any? {
+        guard observing else {
+            lock.lock()
+            defer { lock.unlock() }
+            return slots[key]?.value
+        }
+        var publication = Publication<Key>()
+        lock.lock()
+        let value = readObservingLocked(key, into: &publication)
+        lock.unlock()
+        if !publication.isEmpty { publish(publication) }
+        return value
+    }
+
+    /// Reads `key` and records the read for observation; an absent key gets an empty slot.
+    @inlinable
+    func readObservingLocked(_ key: Key, into publication: inout Publication<Key>) -> Any? {
+        let (value, isNewSlot) = Self.observe(&slots[key, default: Slot(value: nil)], of: key, in: observation)
+        if isNewSlot {
+            emptySlotCount += 1
+            if emptySlotCount > Swift.max(Self.emptySlotAllowance, slots.count - emptySlotCount) {
+                purgeEmptySlotsLocked(into: &publication)
+            }
+        }
+        return value
+    }
+
+    /// Marks `slot` observed and records the access; returns its value and whether it was just made.
+    @inlinable
+    static func observe(_ slot: inout Slot, of key: Key, in observation: KeyObservation<Key>) -> (Any?, Bool) {
+        let isNewSlot = slot.value == nil && slot.keyPath == nil
+        if slot.keyPath == nil { slot.keyPath = observation.keyPath(for: key) }
+        slot.isObserved = true
+        observation.access(slot.keyPath.unsafelyUnwrapped)
+        return (slot.value, isNewSlot)
+    }
+
+    /// Drops every empty slot; their observers are told, so that they read (and register) again.
+    @usableFromInline
+    func purgeEmptySlotsLocked(into publication: inout Publication<Key>) {
+        for (_, slot) in slots where slot.value == nil && slot.isObserved {
+            publication.keyPaths.append(slot.keyPath.unsafelyUnwrapped)
+        }
+        slots = slots.filter { $0.value.value != nil }
+        emptySlotCount = 0
+    }
+
+    @usableFromInline
+    func allValues(observing: Bool) -> [Key: Any] {
+        lock.lock()
+        defer { lock.unlock() }
+        if observing {
+            isEveryKeyObserved = true
+            observation.access(observation.everyKeyPath)
+        }
+        return slots.compactMapValues(\.value)
+    }
+
+    // MARK: Writing
+
+    @inlinable
+    func write(_ value: Any?, for key: Key) -> Any? {
+        var publication = Publication<Key>()
+        lock.lock()
+        let previous = writeLocked(value, for: key, into: &publication)
+        lock.unlock()
+        if !publication.isEmpty { publish(publication) }
+        return previous
+    }
+
+    @inlinable
+    func writeAll(_ writes: inout [(key: Key, value: Any?)]) {
+        var publication = Publication<Key>()
+        lock.lock()
+        for index in writes.indices {
+            writes[index].value = writeLocked(writes[index].value, for: writes[index].key, into: &publication)
+        }
+        lock.unlock()
+        if !publication.isEmpty { publish(publication) }
+    }
+
+    /// Sets (or, for `nil`, removes) `key`, noting in `publication` whom to tell.
+    ///
+    /// - Returns: The value replaced, for the caller to release once the lock is released.
+    @inlinable
+    func writeLocked(_ value: Any?, for key: Key, into publication: inout Publication<Key>) -> Any? {
+        let previous: Any?
+        if let value {
+            let change = Self.store(value, in: &slots[key, default: Slot(value: nil)])
+            previous = change.previous
+            if change.wasEmptySlot { emptySlotCount -= 1 }
+            if let keyPath = change.observedKeyPath { publication.keyPaths.append(keyPath) }
+        } else {
+            guard let index = slots.index(forKey: key), slots.values[index].value != nil else { return nil }
+            let removed = slots.remove(at: index).value
+            previous = removed.value
+            if removed.isObserved, let keyPath = removed.keyPath { publication.keyPaths.append(keyPath) }
+        }
+        if isEveryKeyObserved {
+            isEveryKeyObserved = false
+            publication.everyKey = true
+        }
+        if !subscribers.isEmpty { publication.note(key, subscribers: subscribers) }
+        if !updates.isEmpty { updates[key]?.recordWrite() }
+        return previous
+    }
+
+    /// Puts `value` in `slot`, and returns what it had, whether it was an empty slot, and the key path
+    /// to publish when it was observed.
+    @inlinable
+    static func store(_ value: Any, in slot: inout Slot)
+        -> (previous: Any?, wasEmptySlot: Bool, observedKeyPath: KeyPathForKey?)
+    {
+        var previous: Any? = value
+        swap(&previous, &slot.value)
+        let wasEmptySlot = previous == nil && slot.keyPath != nil
+        guard slot.isObserved else { return (previous, wasEmptySlot, nil) }
+        slot.isObserved = false
+        return (previous, wasEmptySlot, slot.keyPath)
+    }
+
+    @usableFromInline
+    func update(_ key: Key, _ body: (inout Any?) -> Void) {
+        while true {
+            lock.lock()
+            var value = slots[key]?.value
+            let start = updates[key, default: UpdateWatch()].begin()
+            lock.unlock()
+            body(&value)
+            var publication = Publication<Key>()
+            lock.lock()
+            let isConflict = updates[key]?.end(since: start) ?? false
+            if updates[key]?.watchers == 0 { updates[key] = nil }
+            if isConflict {
+                lock.unlock()
+                continue  // another thread wrote `key` meanwhile: run `body` again on its value
+            }
+            let previous = writeLocked(value, for: key, into: &publication)
+            lock.unlock()
+            if !publication.isEmpty { publish(publication) }
+            withExtendedLifetime(previous) {}
+            return
+        }
+    }
+
+    // MARK: Publishing
+
+    /// Tells observers and subscribers what changed. Called with no lock held.
+    @usableFromInline
+    func publish(_ publication: Publication<Key>) {
+        for keyPath in publication.keyPaths { observation.notify(keyPath) }
+        if publication.everyKey { observation.notify(observation.everyKeyPath) }
+        guard !publication.listeners.isEmpty else { return }
+        let changed = Set(publication.keys)
+        for listener in publication.listeners { listener.onChange(changed) }
+    }
+
+    @usableFromInline
+    func subscribe(_ subscriber: Subscriber<Key>) -> Subscription {
+        let id = lock.withLock {
+            lastSubscriberID += 1
+            subscribers[lastSubscriberID] = subscriber
+            return lastSubscriberID
+        }
+        return Subscription { [weak self] in
+            guard let self else { return }
+            let removed = lock.withLock { self.subscribers.removeValue(forKey: id) }
+            withExtendedLifetime(removed) {}
+        }
+    }
+}
+
+/// Whom to tell of the writes made under a ``RootCore``'s lock, once it is released.
+@usableFromInline
+struct Publication<Key: Hashable & SendableMetatype> {
+    @usableFromInline var keyPaths: [KeyObservation<Key>.KeyPathForKey] = []
+    @usableFromInline var everyKey = false
+    @usableFromInline var keys: [Key] = []
+    @usableFromInline var listeners: [Subscriber<Key>] = []
+
+    @inlinable init() {}
+
+    @inlinable var isEmpty: Bool {
+        keyPaths.isEmpty && !everyKey && keys.isEmpty
+    }
+
+    @inlinable
+    mutating func note(_ key: Key, subscribers: [UInt64: Subscriber<Key>]) {
+        if keys.isEmpty { listeners = Array(subscribers.values) }
+        keys.append(key)
+    }
+}
+
+/// The writes to one key while ``RootCore/update(_:_:)`` calls run on it.
+@usableFromInline
+struct UpdateWatch {
+    @usableFromInline var watchers = 0
+    @usableFromInline var writes: UInt64 = 0
+    /// The thread of the last write: an update's closure that writes its own key is not a conflict.
+    @usableFromInline var lastWriter: ThreadID?
+
+    @inlinable init() {}
+
+    /// Starts watching; returns the write count to compare with at the end.
+    @inlinable
+    mutating func begin() -> UInt64 {
+        watchers += 1
+        return writes
+    }
+
+    @inlinable
+    mutating func recordWrite() {
+        writes &+= 1
+        lastWriter = .current
+    }
+
+    /// Stops watching; returns whether another thread wrote since `start`.
+    @inlinable
+    mutating func end(since start: UInt64) -> Bool {
+        watchers -= 1
+        return writes != start && lastWriter != .current
+    }
+}

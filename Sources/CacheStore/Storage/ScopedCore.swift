@@ -1,0 +1,156 @@
+/// A scope: a key space whose keys map onto its parent's, plus keys that live in the scope only.
+///
+/// Nothing is copied: every read and write of a mapped key goes to the parent, which is what makes a
+/// scope a live view both ways.
+///
+/// ## The visibility rule
+///
+/// A scoped key `s` is *mapped* to parent key `p` exactly when `to(s) == p` and `from(p) == s`. A
+/// mapped key reads and writes `p`; every other scoped key lives in the scope's own storage, seeded
+/// from its default cache. Every path — reads, writes, `allValues`, `changes` — applies this one rule,
+/// so they agree whatever the transformation does (one that is not injective, or whose two halves
+/// are not inverses, only makes fewer keys mapped).
+///
+/// The transformations are called with no lock held.
+@usableFromInline
+final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & SendableMetatype>: StorageCore,
+    @unchecked Sendable
+{
+    @usableFromInline let parent: any StorageCore<ParentKey>
+    @usableFromInline let parentAccess: CoreAccess<ParentKey>
+    @usableFromInline let toParent: (Key) -> ParentKey?
+    @usableFromInline let fromParent: (ParentKey) -> Key?
+    /// Values of keys that are not mapped, seeded from the scope's default cache.
+    @usableFromInline let local: RootCore<Key>
+    /// Defaults for mapped keys, read while the parent has no value (never written to the parent).
+    @usableFromInline let fallbacks: [Key: Any]
+
+    @inlinable
+    init(
+        parent: any StorageCore<ParentKey>,
+        parentAccess: CoreAccess<ParentKey>,
+        toParent: @escaping (Key) -> ParentKey?,
+        fromParent: @escaping (ParentKey) -> Key?,
+        defaultCache: [Key: Any]
+    ) {
+        self.parent = parent
+        self.parentAccess = parentAccess
+        self.toParent = toParent
+        self.fromParent = fromParent
+        var localValues: [Key: Any] = [:]
+        var fallbacks: [Key: Any] = [:]
+        for (key, value) in defaultCache {
+            guard let value = flattenedOptional(value) else { continue }
+            if Self.parentKey(for: key, toParent: toParent, fromParent: fromParent) == nil {
+                localValues[key] = value
+            } else {
+                fallbacks[key] = value
+            }
+        }
+        self.local = RootCore(values: localValues)
+        self.fallbacks = fallbacks
+    }
+
+    /// The parent key that `key` is mapped to, or `nil` when it lives in the scope (see the rule above).
+    @inlinable
+    static func parentKey(
+        for key: Key, toParent: (Key) -> ParentKey?, fromParent: (ParentKey) -> Key?
+    ) -> ParentKey? {
+        guard let parentKey = toParent(key), fromParent(parentKey) == key else { return nil }
+        return parentKey
+    }
+
+    @inlinable
+    func parentKey(for key: Key) -> ParentKey? {
+        Self.parentKey(for: key, toParent: toParent, fromParent: fromParent)
+    }
+
+    /// The scoped key under which `parentKey` is visible, if it is.
+    @usableFromInline
+    func visibleKey(for parentKey: ParentKey) -> Key? {
+        guard let key = fromParent(parentKey), toParent(key) == parentKey else { return nil }
+        return key
+    }
+
+    @inlinable
+    func value(for key: Key, observing: Bool) -> Any? {
+        guard let parentKey = parentKey(for: key) else { return local.value(for: key, observing: observing) }
+        guard let value = parentAccess.read(parentKey, observing) else {
+            return fallbacks.isEmpty ? nil : fallbacks[key]
+        }
+        return value
+    }
+
+    @inlinable
+    func write(_ value: Any?, for key: Key) -> Any? {
+        guard let parentKey = parentKey(for: key) else { return local.write(value, for: key) }
+        guard let previous = parentAccess.write(parentKey, value) else {
+            return fallbacks.isEmpty ? nil : fallbacks[key]
+        }
+        return previous
+    }
+
+    @inlinable
+    func writeAll(_ writes: inout [(key: Key, value: Any?)]) {
+        if writes.count == 1 {
+            writes[0].value = write(writes[0].value, for: writes[0].key)
+            return
+        }
+        var parentWrites: [(key: ParentKey, value: Any?)] = []
+        var positions: [Int] = []
+        var localWrites: [(key: Key, value: Any?)] = []
+        var localPositions: [Int] = []
+        for (position, write) in writes.enumerated() {
+            if let parentKey = parentKey(for: write.key) {
+                parentWrites.append((parentKey, write.value))
+                positions.append(position)
+            } else {
+                localWrites.append(write)
+                localPositions.append(position)
+            }
+        }
+        parentAccess.writeAll(&parentWrites)
+        local.writeAll(&localWrites)
+        for (position, replaced) in zip(positions, parentWrites) {
+            writes[position].value = replaced.value ?? (fallbacks.isEmpty ? nil : fallbacks[writes[position].key])
+        }
+        for (position, replaced) in zip(localPositions, localWrites) { writes[position].value = replaced.value }
+    }
+
+    @usableFromInline
+    func update(_ key: Key, _ body: (inout Any?) -> Void) {
+        guard let parentKey = parentKey(for: key) else { return local.update(key, body) }
+        parent.update(parentKey) { value in
+            if value == nil, !fallbacks.isEmpty { value = fallbacks[key] }
+            body(&value)
+        }
+    }
+
+    @usableFromInline
+    func allValues(observing: Bool) -> [Key: Any] {
+        var result = fallbacks
+        for (parentKey, value) in parent.allValues(observing: observing) {
+            guard let key = visibleKey(for: parentKey) else { continue }
+            result[key] = value
+        }
+        result.merge(local.allValues(observing: observing)) { _, localValue in localValue }
+        return result
+    }
+
+    @usableFromInline
+    func subscribe(_ subscriber: Subscriber<Key>) -> Subscription {
+        let throughParent = Subscriber<ParentKey>(
+            onChange: { [weak self] parentKeys in
+                guard let self else { return }
+                let keys = Set(parentKeys.compactMap(self.visibleKey(for:)))
+                if !keys.isEmpty { subscriber.onChange(keys) }
+            },
+            onEnd: subscriber.onEnd)
+        return Subscription(combining: [parent.subscribe(throughParent), local.subscribe(subscriber)])
+    }
+
+    @usableFromInline
+    func noteScoped() {
+        parent.noteScoped()
+    }
+}

@@ -1,0 +1,73 @@
+/// One key space of a storage tree: what a ``CacheStore`` reads and writes through.
+///
+/// Three final classes implement it:
+/// - ``RootCore`` owns values: a cache's own, or a scope's keys that map to no parent key.
+/// - ``ScopedCore`` maps a scope's keys onto its parent's core, plus a ``RootCore`` of its own keys.
+/// - ``TransactionCore`` holds one action's writes apart until the action's handler returns.
+///
+/// ## Engine rules
+///
+/// - Each core guards its own state with its own lock (a ``RootCore``'s `lock`); a transaction
+///   belongs to one action and needs none. No method holds a lock while it calls user code
+///   (observers, subscribers, a transformation, an update's closure) or while a user value is
+///   released: a value that was replaced is *returned* to the caller, who drops it with no lock held.
+/// - A write tells observers after its lock is released, so an observer may read or write the store.
+@usableFromInline
+protocol StorageCore<Key>: AnyObject, Sendable {
+    associatedtype Key: Hashable & SendableMetatype
+
+    /// The value of `key`; with `observing`, the read is recorded for `withObservationTracking`.
+    func value(for key: Key, observing: Bool) -> Any?
+
+    /// Sets (or, for `nil`, removes) the value of `key`, then tells its observers.
+    ///
+    /// - Returns: The value it replaced, which the caller releases.
+    func write(_ value: Any?, for key: Key) -> Any?
+
+    /// Applies every write at once (no reader sees part of them), then tells observers.
+    ///
+    /// - Parameter writes: Keys and the values to write (`nil`: remove). On return each entry holds
+    ///   the value it replaced instead, so the caller releases those after every lock is released.
+    func writeAll(_ writes: inout [(key: Key, value: Any?)])
+
+    /// Reads, changes and writes back the value of `key`, atomically with respect to other writers.
+    ///
+    /// `body` runs with no lock held, so it may read the store. When another writer changes `key`
+    /// while `body` runs, `body` runs again on the new value.
+    func update(_ key: Key, _ body: (inout Any?) -> Void)
+
+    /// Every key that has a value, with its value; with `observing`, an observer of the result is
+    /// told of any later write, insert or removal.
+    func allValues(observing: Bool) -> [Key: Any]
+
+    /// Registers `subscriber` to be told which keys change, after each change.
+    func subscribe(_ subscriber: Subscriber<Key>) -> Subscription
+
+    /// Notes that a scope was made over this core, so it may be used after the current action.
+    func noteScoped()
+}
+
+extension StorageCore {
+    @usableFromInline func noteScoped() {}
+}
+
+/// A core's hot operations as closures made where the client's key type is known.
+///
+/// Calls through `any StorageCore` run the library's generic code: every dictionary operation then
+/// hashes and compares keys through witness tables. These closures are made by the `@inlinable`
+/// ``init(_:)``, so each calls the concrete core's methods specialized for the client's types.
+/// Measured on `cache-get` and `store-handle`: see the note in `Benchmarks/` (the existential path costs
+/// roughly twice the instructions).
+@usableFromInline
+struct CoreAccess<Key: Hashable & SendableMetatype>: @unchecked Sendable {
+    @usableFromInline let read: (Key, _ observing: Bool) -> Any?
+    @usableFromInline let write: (Key, Any?) -> Any?
+    @usableFromInline let writeAll: (inout [(key: Key, value: Any?)]) -> Void
+
+    @inlinable
+    init<Core: StorageCore>(_ core: Core) where Core.Key == Key {
+        read = { key, observing in core.value(for: key, observing: observing) }
+        write = { key, value in core.write(value, for: key) }
+        writeAll = { writes in core.writeAll(&writes) }
+    }
+}

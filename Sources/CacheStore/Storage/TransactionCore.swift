@@ -1,0 +1,165 @@
+/// One action's writes, held apart from the state until the action's handler returns.
+///
+/// A handler mutates a ``CacheStore`` backed by a transaction: reads see the transaction's own writes
+/// first, then the committed state. ``commit(recordingChanges:)`` applies every write at once through
+/// the base's ``StorageCore/writeAll(_:)``, so other threads never see an action half-applied, and
+/// reports what changed in O(keys written).
+///
+/// ## Threading
+///
+/// A transaction belongs to the thread handling its action, which the store's ``ActionQueue``
+/// lets handle one action at a time: it has no lock. After the commit, a `CacheStore` the handler
+/// kept reads and writes the committed state directly. Using the handler's state from another
+/// thread *while the action runs* is a data race, as for any `inout` argument.
+@usableFromInline
+final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked Sendable {
+    @usableFromInline let base: any StorageCore<Key>
+    @usableFromInline let baseAccess: CoreAccess<Key>
+    /// Written values in the order first written; `nil` marks a removal.
+    ///
+    /// Most actions write a few keys, so a linear scan finds a write faster than hashing; past
+    /// ``indexThreshold`` writes, `index` takes over.
+    @usableFromInline var writes: [(key: Key, value: Any?)] = []
+    @usableFromInline var index: [Key: Int] = [:]
+    @usableFromInline var isCommitted = false
+    /// Whether a scope was made over the transaction: it could then be used after its action.
+    @usableFromInline var isScoped = false
+
+    @usableFromInline static var indexThreshold: Int { 16 }
+
+    /// A transaction over the state that `base` and `baseAccess` (the same core) reach.
+    @inlinable
+    init(base: any StorageCore<Key>, baseAccess: CoreAccess<Key>) {
+        self.base = base
+        self.baseAccess = baseAccess
+    }
+
+    /// The position of `key` in `writes`, if written.
+    @inlinable
+    func position(of key: Key) -> Int? {
+        if writes.count > Self.indexThreshold { return index[key] }
+        return writes.firstIndex { $0.key == key }
+    }
+
+    /// A handler's reads are not a view's: they record no observation.
+    @inlinable
+    func value(for key: Key, observing: Bool) -> Any? {
+        if !isCommitted, let position = position(of: key) { return writes[position].value }
+        return baseAccess.read(key, false)
+    }
+
+    @inlinable
+    func write(_ value: Any?, for key: Key) -> Any? {
+        guard !isCommitted else { return baseAccess.write(key, value) }
+        guard let position = position(of: key) else {
+            writes.append((key, value))
+            if writes.count > Self.indexThreshold { indexLastWrite() }
+            return nil
+        }
+        var replaced = value
+        swap(&replaced, &writes[position].value)
+        return replaced
+    }
+
+    @usableFromInline
+    func indexLastWrite() {
+        if index.isEmpty {
+            for (position, write) in writes.enumerated() { index[write.key] = position }
+        } else {
+            index[writes[writes.count - 1].key] = writes.count - 1
+        }
+    }
+
+    @usableFromInline
+    func writeAll(_ writes: inout [(key: Key, value: Any?)]) {
+        for index in writes.indices {
+            writes[index].value = write(writes[index].value, for: writes[index].key)
+        }
+    }
+
+    @usableFromInline
+    func update(_ key: Key, _ body: (inout Any?) -> Void) {
+        guard !isCommitted else { return base.update(key, body) }
+        var value = value(for: key, observing: false)
+        body(&value)
+        _ = write(value, for: key)
+    }
+
+    @usableFromInline
+    func allValues(observing: Bool) -> [Key: Any] {
+        var values = base.allValues(observing: observing)
+        guard !isCommitted else { return values }
+        for (key, value) in writes { values[key] = value }
+        return values
+    }
+
+    @usableFromInline
+    func subscribe(_ subscriber: Subscriber<Key>) -> Subscription {
+        base.subscribe(subscriber)
+    }
+
+    @usableFromInline
+    func noteScoped() {
+        isScoped = true
+    }
+
+    /// The writes recorded so far, without applying them: what an expectation closure would change.
+    package func pendingWrites() -> [Key: Any?] {
+        Dictionary(writes.lazy.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+    }
+
+    /// Applies every write to the base, atomically, and closes the transaction.
+    ///
+    /// The values the writes replaced are released here, after the base released its lock.
+    ///
+    /// - Parameter recordingChanges: Whether to return each written key's value before and after; a
+    ///   plain action with no debug log and no test store needs none, so allocates none.
+    @inlinable
+    func commit(recordingChanges: Bool) -> [StateChange<Key>] {
+        isCommitted = true
+        guard !writes.isEmpty else { return [] }
+        if !index.isEmpty { index.removeAll(keepingCapacity: true) }
+        guard recordingChanges else {
+            baseAccess.writeAll(&writes)
+            writes.removeAll(keepingCapacity: writes.count <= 64)
+            return []
+        }
+        let after = writes.map(\.value)
+        baseAccess.writeAll(&writes)
+        let changes = writes.indices.map { index in
+            StateChange(key: writes[index].key, before: writes[index].value, after: after[index])
+        }
+        writes.removeAll(keepingCapacity: writes.count <= 64)
+        return changes
+    }
+
+    /// Drops every write without applying it (the handler replaced the whole state instead).
+    @usableFromInline
+    func discard() {
+        isCommitted = true
+        writes.removeAll()
+        index.removeAll()
+    }
+
+    /// Opens the transaction again for the next action, keeping its storage. Only for a transaction
+    /// that nothing outside its store holds.
+    @inlinable
+    func reopen() {
+        isCommitted = false
+    }
+}
+
+/// One key's value before and after an action; `nil` means absent.
+@usableFromInline
+package struct StateChange<Key: Hashable>: @unchecked Sendable {
+    @usableFromInline package let key: Key
+    @usableFromInline package let before: Any?
+    @usableFromInline package let after: Any?
+
+    @inlinable
+    package init(key: Key, before: Any?, after: Any?) {
+        self.key = key
+        self.before = before
+        self.after = after
+    }
+}
