@@ -21,14 +21,14 @@
 final class ActionQueue: @unchecked Sendable {
     @usableFromInline let lock = ConditionLock()
     /// The handling thread, or `nil` when the tree is idle. Guarded by `lock`, as is every `var` below.
-    @usableFromInline var handlingThread: ThreadID?
+    @exclusivity(unchecked) @usableFromInline var handlingThread: ThreadID?
     /// Work queued for the handling thread, oldest first from `head`.
-    @usableFromInline var queued: [(() -> Void)?] = []
-    @usableFromInline var head = 0
+    @exclusivity(unchecked) @usableFromInline var queued: [(() -> Void)?] = []
+    @exclusivity(unchecked) @usableFromInline var head = 0
     /// How many items were ever queued, and how many of those are done: a waiter waits for its own.
-    @usableFromInline var queuedCount: UInt64 = 0
-    @usableFromInline var doneCount: UInt64 = 0
-    @usableFromInline var waiterCount = 0
+    @exclusivity(unchecked) @usableFromInline var queuedCount: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline var doneCount: UInt64 = 0
+    @exclusivity(unchecked) @usableFromInline var waiterCount = 0
 
     @inlinable init() {}
 

@@ -22,10 +22,10 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// Hands an action on to the parent store, for a scoped store; runs after this store's handler.
     @usableFromInline let forwardToParent: ((Action) -> Void)?
     /// Where debug reports go. Guarded by the turn.
-    @usableFromInline var debugOutput: (@Sendable (String) -> Void)?
+    @exclusivity(unchecked) @usableFromInline var debugOutput: (@Sendable (String) -> Void)?
     /// The last action's handler state, kept for the next action when nothing else holds it: a
     /// plain action then allocates nothing. Guarded by the turn.
-    @usableFromInline var spare: (state: CacheStore<Key>, transaction: TransactionCore<Key>)?
+    @exclusivity(unchecked) @usableFromInline var spare: (state: CacheStore<Key>, transaction: TransactionCore<Key>)?
 
     @inlinable
     init(
@@ -105,10 +105,12 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// value the new cache holds (keys it lacks are removed), in one atomic write. O(keys).
     @usableFromInline
     func replaceState(with values: [Key: Any]) -> [StateChange<Key>] {
-        let current = state.core.allValues(observing: false)
-        var writes = Set(current.keys).union(values.keys).map { key in (key: key, value: values[key]) }
-        state.access.writeAll(&writes)
-        return writes.map { write in StateChange(key: write.key, before: write.value, after: values[write.key]) }
+        let keys = Array(Set(state.core.allValues(observing: false).keys).union(values.keys))
+        var written = keys.map { key in values[key] }
+        state.access.writeAll(keys, &written)
+        return keys.indices.map { index in
+            StateChange(key: keys[index], before: written[index], after: values[keys[index]])
+        }
     }
 
     /// Starts `effect`: an immediate action is queued, async work runs in a task of its own.

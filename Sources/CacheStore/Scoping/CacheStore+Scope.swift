@@ -19,7 +19,7 @@ extension CacheStore {
     @inlinable
     public func scope(keys: Set<Key>) -> CacheStore<Key> {
         core.noteScoped()
-        let visible = { (key: Key) in keys.contains(key) ? key : nil }
+        let visible = { (key: Key?) in key.flatMap { keys.contains($0) ? $0 : nil } }
         return CacheStore(
             core: ScopedCore(
                 parent: core, parentAccess: access, toParent: visible, fromParent: visible, defaultCache: [:]))
@@ -79,8 +79,8 @@ extension CacheStore {
             core: ScopedCore(
                 parent: core,
                 parentAccess: access,
-                toParent: { key in keyTransformation.to(key) },
-                fromParent: { parentKey in keyTransformation.from(parentKey) },
+                toParent: keyTransformation.to,
+                fromParent: keyTransformation.from,
                 defaultCache: defaultCache))
     }
 }

@@ -107,7 +107,7 @@ extension Store {
             defaultCache: defaultCache)
     }
 
-    @usableFromInline
+    @inlinable
     func scoped<ScopedKey: Hashable & SendableMetatype, ScopedAction, ScopedDependency>(
         cacheStore: CacheStore<ScopedKey>,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, ScopedDependency>,

@@ -31,14 +31,14 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     @usableFromInline let lock = Lock()
     @usableFromInline let observation = KeyObservation<Key>()
     /// Guarded by `lock`, as is every `var` below.
-    @usableFromInline var slots: [Key: Slot]
-    @usableFromInline var emptySlotCount = 0
+    @exclusivity(unchecked) @usableFromInline var slots: [Key: Slot]
+    @exclusivity(unchecked) @usableFromInline var emptySlotCount = 0
     /// Whether a read of every key (``allValues(observing:)``) may have registered an observer.
-    @usableFromInline var isEveryKeyObserved = false
-    @usableFromInline var subscribers: [UInt64: Subscriber<Key>] = [:]
+    @exclusivity(unchecked) @usableFromInline var isEveryKeyObserved = false
+    @exclusivity(unchecked) @usableFromInline var subscribers: [UInt64: Subscriber<Key>] = [:]
     private var lastSubscriberID: UInt64 = 0
     /// Writes to keys that an ``update(_:_:)`` is changing now, to detect a conflicting writer.
-    @usableFromInline var updates: [Key: UpdateWatch] = [:]
+    @exclusivity(unchecked) @usableFromInline var updates: [Key: UpdateWatch] = [:]
 
     /// Empty slots kept before a purge, however few keys are present.
     @usableFromInline static var emptySlotAllowance: Int { 1_024 }
@@ -61,45 +61,50 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             defer { lock.unlock() }
             return slots[key]?.value
         }
-        var publication = Publication<Key>()
         lock.lock()
-        let value = readObservingLocked(key, into: &publication)
+        let value = readObservingLocked(key)
+        let needsPurge = emptySlotCount > Swift.max(Self.emptySlotAllowance, slots.count - emptySlotCount)
         lock.unlock()
-        if !publication.isEmpty { publish(publication) }
+        if needsPurge { purgeEmptySlots() }
         return value
     }
 
     /// Reads `key` and records the read for observation; an absent key gets an empty slot.
     @inlinable
-    func readObservingLocked(_ key: Key, into publication: inout Publication<Key>) -> Any? {
-        let (value, isNewSlot) = Self.observe(&slots[key, default: Slot(value: nil)], of: key, in: observation)
-        if isNewSlot {
-            emptySlotCount += 1
-            if emptySlotCount > Swift.max(Self.emptySlotAllowance, slots.count - emptySlotCount) {
-                purgeEmptySlotsLocked(into: &publication)
-            }
-        }
+    func readObservingLocked(_ key: Key) -> Any? {
+        var isNewSlot = false
+        let value = Self.observe(
+            &slots[key, default: Slot(value: nil)], of: key, in: observation, isNewSlot: &isNewSlot)
+        if isNewSlot { emptySlotCount += 1 }
         return value
     }
 
-    /// Marks `slot` observed and records the access; returns its value and whether it was just made.
+    /// Marks `slot` observed, records the access, and returns its value; says whether it was just made.
     @inlinable
-    static func observe(_ slot: inout Slot, of key: Key, in observation: KeyObservation<Key>) -> (Any?, Bool) {
-        let isNewSlot = slot.value == nil && slot.keyPath == nil
-        if slot.keyPath == nil { slot.keyPath = observation.keyPath(for: key) }
+    static func observe(
+        _ slot: inout Slot, of key: Key, in observation: KeyObservation<Key>, isNewSlot: inout Bool
+    ) -> Any? {
+        if slot.keyPath == nil {
+            isNewSlot = slot.value == nil
+            slot.keyPath = observation.keyPath(for: key)
+        }
         slot.isObserved = true
         observation.access(slot.keyPath.unsafelyUnwrapped)
-        return (slot.value, isNewSlot)
+        return slot.value
     }
 
     /// Drops every empty slot; their observers are told, so that they read (and register) again.
     @usableFromInline
-    func purgeEmptySlotsLocked(into publication: inout Publication<Key>) {
+    func purgeEmptySlots() {
+        var publication = Publication<Key>()
+        lock.lock()
         for (_, slot) in slots where slot.value == nil && slot.isObserved {
-            publication.keyPaths.append(slot.keyPath.unsafelyUnwrapped)
+            publication.noteKeyPath(slot.keyPath.unsafelyUnwrapped)
         }
         slots = slots.filter { $0.value.value != nil }
         emptySlotCount = 0
+        lock.unlock()
+        publish(publication)
     }
 
     @usableFromInline
@@ -126,11 +131,13 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     }
 
     @inlinable
-    func writeAll(_ writes: inout [(key: Key, value: Any?)]) {
+    func writeAll(_ keys: [Key], _ values: inout [Any?]) {
         var publication = Publication<Key>()
         lock.lock()
-        for index in writes.indices {
-            writes[index].value = writeLocked(writes[index].value, for: writes[index].key, into: &publication)
+        for index in keys.indices {
+            var value: Any?
+            swap(&value, &values[index])
+            values[index] = writeLocked(consume value, for: keys[index], into: &publication)
         }
         lock.unlock()
         if !publication.isEmpty { publish(publication) }
@@ -140,40 +147,45 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     ///
     /// - Returns: The value replaced, for the caller to release once the lock is released.
     @inlinable
-    func writeLocked(_ value: Any?, for key: Key, into publication: inout Publication<Key>) -> Any? {
+    func writeLocked(_ value: consuming Any?, for key: Key, into publication: inout Publication<Key>) -> Any? {
         let previous: Any?
-        if let value {
-            let change = Self.store(value, in: &slots[key, default: Slot(value: nil)])
-            previous = change.previous
-            if change.wasEmptySlot { emptySlotCount -= 1 }
-            if let keyPath = change.observedKeyPath { publication.keyPaths.append(keyPath) }
+        if let value = consume value {
+            var wasEmptySlot = false
+            var observedKeyPath: KeyPathForKey?
+            previous = Self.store(
+                value, in: &slots[key, default: Slot(value: nil)], wasEmptySlot: &wasEmptySlot,
+                observedKeyPath: &observedKeyPath)
+            if wasEmptySlot { emptySlotCount -= 1 }
+            if let observedKeyPath { publication.noteKeyPath(observedKeyPath) }
         } else {
             guard let index = slots.index(forKey: key), slots.values[index].value != nil else { return nil }
             let removed = slots.remove(at: index).value
             previous = removed.value
-            if removed.isObserved, let keyPath = removed.keyPath { publication.keyPaths.append(keyPath) }
+            if removed.isObserved, let keyPath = removed.keyPath { publication.noteKeyPath(keyPath) }
         }
         if isEveryKeyObserved {
             isEveryKeyObserved = false
-            publication.everyKey = true
+            publication.noteEveryKey()
         }
         if !subscribers.isEmpty { publication.note(key, subscribers: subscribers) }
         if !updates.isEmpty { updates[key]?.recordWrite() }
         return previous
     }
 
-    /// Puts `value` in `slot`, and returns what it had, whether it was an empty slot, and the key path
-    /// to publish when it was observed.
+    /// Puts `value` in `slot` and returns what it had; says whether it was an empty slot, and the key
+    /// path to publish when it was observed.
     @inlinable
-    static func store(_ value: Any, in slot: inout Slot)
-        -> (previous: Any?, wasEmptySlot: Bool, observedKeyPath: KeyPathForKey?)
-    {
-        var previous: Any? = value
+    static func store(
+        _ value: consuming Any, in slot: inout Slot, wasEmptySlot: inout Bool, observedKeyPath: inout KeyPathForKey?
+    ) -> Any? {
+        var previous: Any? = consume value
         swap(&previous, &slot.value)
-        let wasEmptySlot = previous == nil && slot.keyPath != nil
-        guard slot.isObserved else { return (previous, wasEmptySlot, nil) }
-        slot.isObserved = false
-        return (previous, wasEmptySlot, slot.keyPath)
+        wasEmptySlot = previous == nil && slot.keyPath != nil
+        if slot.isObserved {
+            slot.isObserved = false
+            observedKeyPath = slot.keyPath
+        }
+        return previous
     }
 
     @usableFromInline
@@ -205,11 +217,12 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     /// Tells observers and subscribers what changed. Called with no lock held.
     @usableFromInline
     func publish(_ publication: Publication<Key>) {
-        for keyPath in publication.keyPaths { observation.notify(keyPath) }
-        if publication.everyKey { observation.notify(observation.everyKeyPath) }
-        guard !publication.listeners.isEmpty else { return }
-        let changed = Set(publication.keys)
-        for listener in publication.listeners { listener.onChange(changed) }
+        guard let notes = publication.notes else { return }
+        for keyPath in notes.keyPaths { observation.notify(keyPath) }
+        if notes.everyKey { observation.notify(observation.everyKeyPath) }
+        guard !notes.listeners.isEmpty else { return }
+        let changed = Set(notes.keys)
+        for listener in notes.listeners { listener.onChange(changed) }
     }
 
     @usableFromInline
@@ -228,23 +241,52 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
 }
 
 /// Whom to tell of the writes made under a ``RootCore``'s lock, once it is released.
+///
+/// Most writes have no one to tell, so the lists are allocated only for the first one to note:
+/// an empty publication is one `nil` reference.
 @usableFromInline
 struct Publication<Key: Hashable & SendableMetatype> {
-    @usableFromInline var keyPaths: [KeyObservation<Key>.KeyPathForKey] = []
-    @usableFromInline var everyKey = false
-    @usableFromInline var keys: [Key] = []
-    @usableFromInline var listeners: [Subscriber<Key>] = []
+    @usableFromInline
+    final class Notes {
+        @usableFromInline var keyPaths: [KeyObservation<Key>.KeyPathForKey] = []
+        @usableFromInline var everyKey = false
+        @usableFromInline var keys: [Key] = []
+        @usableFromInline var listeners: [Subscriber<Key>] = []
+
+        @usableFromInline init() {}
+    }
+
+    @usableFromInline var notes: Notes?
 
     @inlinable init() {}
 
     @inlinable var isEmpty: Bool {
-        keyPaths.isEmpty && !everyKey && keys.isEmpty
+        notes == nil
+    }
+
+    @inlinable
+    mutating func noteKeyPath(_ keyPath: KeyObservation<Key>.KeyPathForKey) {
+        writableNotes().keyPaths.append(keyPath)
+    }
+
+    @inlinable
+    mutating func noteEveryKey() {
+        writableNotes().everyKey = true
     }
 
     @inlinable
     mutating func note(_ key: Key, subscribers: [UInt64: Subscriber<Key>]) {
-        if keys.isEmpty { listeners = Array(subscribers.values) }
-        keys.append(key)
+        let notes = writableNotes()
+        if notes.keys.isEmpty { notes.listeners = Array(subscribers.values) }
+        notes.keys.append(key)
+    }
+
+    @usableFromInline
+    mutating func writableNotes() -> Notes {
+        if let notes { return notes }
+        let notes = Notes()
+        self.notes = notes
+        return notes
     }
 }
 

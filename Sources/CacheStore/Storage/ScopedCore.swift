@@ -18,8 +18,10 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
 {
     @usableFromInline let parent: any StorageCore<ParentKey>
     @usableFromInline let parentAccess: CoreAccess<ParentKey>
-    @usableFromInline let toParent: (Key) -> ParentKey?
-    @usableFromInline let fromParent: (ParentKey) -> Key?
+    /// The transformation's halves, as the user wrote them (taking optionals): called directly, so a
+    /// mapping costs one closure call.
+    @usableFromInline let toParent: (Key?) -> ParentKey?
+    @usableFromInline let fromParent: (ParentKey?) -> Key?
     /// Values of keys that are not mapped, seeded from the scope's default cache.
     @usableFromInline let local: RootCore<Key>
     /// Defaults for mapped keys, read while the parent has no value (never written to the parent).
@@ -29,8 +31,8 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     init(
         parent: any StorageCore<ParentKey>,
         parentAccess: CoreAccess<ParentKey>,
-        toParent: @escaping (Key) -> ParentKey?,
-        fromParent: @escaping (ParentKey) -> Key?,
+        toParent: @escaping (Key?) -> ParentKey?,
+        fromParent: @escaping (ParentKey?) -> Key?,
         defaultCache: [Key: Any]
     ) {
         self.parent = parent
@@ -54,7 +56,7 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     /// The parent key that `key` is mapped to, or `nil` when it lives in the scope (see the rule above).
     @inlinable
     static func parentKey(
-        for key: Key, toParent: (Key) -> ParentKey?, fromParent: (ParentKey) -> Key?
+        for key: Key, toParent: (Key?) -> ParentKey?, fromParent: (ParentKey?) -> Key?
     ) -> ParentKey? {
         guard let parentKey = toParent(key), fromParent(parentKey) == key else { return nil }
         return parentKey
@@ -91,30 +93,36 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     }
 
     @inlinable
-    func writeAll(_ writes: inout [(key: Key, value: Any?)]) {
-        if writes.count == 1 {
-            writes[0].value = write(writes[0].value, for: writes[0].key)
+    func writeAll(_ keys: [Key], _ values: inout [Any?]) {
+        if keys.count == 1 {
+            var value: Any?
+            swap(&value, &values[0])
+            values[0] = write(value, for: keys[0])
             return
         }
-        var parentWrites: [(key: ParentKey, value: Any?)] = []
-        var positions: [Int] = []
-        var localWrites: [(key: Key, value: Any?)] = []
+        var parentKeys: [ParentKey] = []
+        var parentValues: [Any?] = []
+        var parentPositions: [Int] = []
+        var localKeys: [Key] = []
+        var localValues: [Any?] = []
         var localPositions: [Int] = []
-        for (position, write) in writes.enumerated() {
-            if let parentKey = parentKey(for: write.key) {
-                parentWrites.append((parentKey, write.value))
-                positions.append(position)
+        for (position, key) in keys.enumerated() {
+            if let parentKey = parentKey(for: key) {
+                parentKeys.append(parentKey)
+                parentValues.append(values[position])
+                parentPositions.append(position)
             } else {
-                localWrites.append(write)
+                localKeys.append(key)
+                localValues.append(values[position])
                 localPositions.append(position)
             }
         }
-        parentAccess.writeAll(&parentWrites)
-        local.writeAll(&localWrites)
-        for (position, replaced) in zip(positions, parentWrites) {
-            writes[position].value = replaced.value ?? (fallbacks.isEmpty ? nil : fallbacks[writes[position].key])
+        parentAccess.writeAll(parentKeys, &parentValues)
+        local.writeAll(localKeys, &localValues)
+        for (position, replaced) in zip(parentPositions, parentValues) {
+            values[position] = replaced ?? (fallbacks.isEmpty ? nil : fallbacks[keys[position]])
         }
-        for (position, replaced) in zip(localPositions, localWrites) { writes[position].value = replaced.value }
+        for (position, replaced) in zip(localPositions, localValues) { values[position] = replaced }
     }
 
     @usableFromInline

@@ -26,9 +26,11 @@ protocol StorageCore<Key>: AnyObject, Sendable {
 
     /// Applies every write at once (no reader sees part of them), then tells observers.
     ///
-    /// - Parameter writes: Keys and the values to write (`nil`: remove). On return each entry holds
-    ///   the value it replaced instead, so the caller releases those after every lock is released.
-    func writeAll(_ writes: inout [(key: Key, value: Any?)])
+    /// - Parameters:
+    ///   - keys: The keys to write, each once.
+    ///   - values: The value for each key (`nil`: remove). On return each holds the value its key had
+    ///     instead, so the caller releases those after every lock is released.
+    func writeAll(_ keys: [Key], _ values: inout [Any?])
 
     /// Reads, changes and writes back the value of `key`, atomically with respect to other writers.
     ///
@@ -62,12 +64,12 @@ extension StorageCore {
 struct CoreAccess<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     @usableFromInline let read: (Key, _ observing: Bool) -> Any?
     @usableFromInline let write: (Key, Any?) -> Any?
-    @usableFromInline let writeAll: (inout [(key: Key, value: Any?)]) -> Void
+    @usableFromInline let writeAll: ([Key], inout [Any?]) -> Void
 
     @inlinable
     init<Core: StorageCore>(_ core: Core) where Core.Key == Key {
         read = { key, observing in core.value(for: key, observing: observing) }
         write = { key, value in core.write(value, for: key) }
-        writeAll = { writes in core.writeAll(&writes) }
+        writeAll = { keys, values in core.writeAll(keys, &values) }
     }
 }

@@ -15,15 +15,17 @@
 final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked Sendable {
     @usableFromInline let base: any StorageCore<Key>
     @usableFromInline let baseAccess: CoreAccess<Key>
-    /// Written values in the order first written; `nil` marks a removal.
+    /// Written keys in the order first written, and their values (`nil` marks a removal): two arrays,
+    /// which the commit hands to the base as they are.
     ///
     /// Most actions write a few keys, so a linear scan finds a write faster than hashing; past
     /// ``indexThreshold`` writes, `index` takes over.
-    @usableFromInline var writes: [(key: Key, value: Any?)] = []
-    @usableFromInline var index: [Key: Int] = [:]
-    @usableFromInline var isCommitted = false
+    @exclusivity(unchecked) @usableFromInline var writtenKeys: [Key] = []
+    @exclusivity(unchecked) @usableFromInline var writtenValues: [Any?] = []
+    @exclusivity(unchecked) @usableFromInline var index: [Key: Int] = [:]
+    @exclusivity(unchecked) @usableFromInline var isCommitted = false
     /// Whether a scope was made over the transaction: it could then be used after its action.
-    @usableFromInline var isScoped = false
+    @exclusivity(unchecked) @usableFromInline var isScoped = false
 
     @usableFromInline static var indexThreshold: Int { 16 }
 
@@ -37,14 +39,14 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     /// The position of `key` in `writes`, if written.
     @inlinable
     func position(of key: Key) -> Int? {
-        if writes.count > Self.indexThreshold { return index[key] }
-        return writes.firstIndex { $0.key == key }
+        if writtenKeys.count > Self.indexThreshold { return index[key] }
+        return writtenKeys.firstIndex(of: key)
     }
 
     /// A handler's reads are not a view's: they record no observation.
     @inlinable
     func value(for key: Key, observing: Bool) -> Any? {
-        if !isCommitted, let position = position(of: key) { return writes[position].value }
+        if !isCommitted, let position = position(of: key) { return writtenValues[position] }
         return baseAccess.read(key, false)
     }
 
@@ -52,29 +54,28 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     func write(_ value: Any?, for key: Key) -> Any? {
         guard !isCommitted else { return baseAccess.write(key, value) }
         guard let position = position(of: key) else {
-            writes.append((key, value))
-            if writes.count > Self.indexThreshold { indexLastWrite() }
+            writtenKeys.append(key)
+            writtenValues.append(value)
+            if writtenKeys.count > Self.indexThreshold { indexLastWrite() }
             return nil
         }
         var replaced = value
-        swap(&replaced, &writes[position].value)
+        swap(&replaced, &writtenValues[position])
         return replaced
     }
 
     @usableFromInline
     func indexLastWrite() {
         if index.isEmpty {
-            for (position, write) in writes.enumerated() { index[write.key] = position }
+            for (position, key) in writtenKeys.enumerated() { index[key] = position }
         } else {
-            index[writes[writes.count - 1].key] = writes.count - 1
+            index[writtenKeys[writtenKeys.count - 1]] = writtenKeys.count - 1
         }
     }
 
     @usableFromInline
-    func writeAll(_ writes: inout [(key: Key, value: Any?)]) {
-        for index in writes.indices {
-            writes[index].value = write(writes[index].value, for: writes[index].key)
-        }
+    func writeAll(_ keys: [Key], _ values: inout [Any?]) {
+        for index in keys.indices { values[index] = write(values[index], for: keys[index]) }
     }
 
     @usableFromInline
@@ -89,7 +90,7 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     func allValues(observing: Bool) -> [Key: Any] {
         var values = base.allValues(observing: observing)
         guard !isCommitted else { return values }
-        for (key, value) in writes { values[key] = value }
+        for (key, value) in zip(writtenKeys, writtenValues) { values[key] = value }
         return values
     }
 
@@ -105,7 +106,7 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
 
     /// The writes recorded so far, without applying them: what an expectation closure would change.
     package func pendingWrites() -> [Key: Any?] {
-        Dictionary(writes.lazy.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+        Dictionary(zip(writtenKeys, writtenValues), uniquingKeysWith: { _, last in last })
     }
 
     /// Applies every write to the base, atomically, and closes the transaction.
@@ -117,19 +118,18 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     @inlinable
     func commit(recordingChanges: Bool) -> [StateChange<Key>] {
         isCommitted = true
-        guard !writes.isEmpty else { return [] }
+        guard !writtenKeys.isEmpty else { return [] }
         if !index.isEmpty { index.removeAll(keepingCapacity: true) }
-        guard recordingChanges else {
-            baseAccess.writeAll(&writes)
-            writes.removeAll(keepingCapacity: writes.count <= 64)
-            return []
-        }
-        let after = writes.map(\.value)
-        baseAccess.writeAll(&writes)
-        let changes = writes.indices.map { index in
-            StateChange(key: writes[index].key, before: writes[index].value, after: after[index])
-        }
-        writes.removeAll(keepingCapacity: writes.count <= 64)
+        let after = recordingChanges ? writtenValues : []
+        baseAccess.writeAll(writtenKeys, &writtenValues)
+        let changes =
+            recordingChanges
+            ? writtenKeys.indices.map { index in
+                StateChange(key: writtenKeys[index], before: writtenValues[index], after: after[index])
+            } : []
+        // Popping moves each replaced value out and keeps the arrays' storage for the next action.
+        while writtenValues.popLast() != nil {}
+        while writtenKeys.popLast() != nil {}
         return changes
     }
 
@@ -137,7 +137,8 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     @usableFromInline
     func discard() {
         isCommitted = true
-        writes.removeAll()
+        writtenKeys.removeAll()
+        writtenValues.removeAll()
         index.removeAll()
     }
 
