@@ -39,3 +39,56 @@ enum TallyAction { case increment, recordChange }
         #expect(tally.get(.count, as: Int.self) == 1_001)
     }
 }
+
+enum PingKey { case received }
+enum PingAction { case start, ping }
+
+final class Peer: Sendable {
+    let store: Store<PingKey, PingAction, Void>
+    init(other: @escaping @Sendable () -> Peer?) {
+        store = Store(
+            initialValues: [.received: 0],
+            actionHandler: StoreActionHandler { state, action, _ in
+                switch action {
+                case .start: other()?.store.handle(action: .ping)  // never deadlocks
+                case .ping: state.update(.received, as: Int.self) { count in count = (count ?? 0) + 1 }
+                }
+                return .none
+            }
+        )
+    }
+}
+
+@Suite struct StoresThatSendToEachOther {
+    /// Both peers start on two threads at once, many times: every ping arrives, none deadlocks.
+    @Test func peersThatPingEachOtherFromTwoThreadsNeverDeadlock() async {
+        let peers = PeerPair()
+        let rounds = 2_000
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for _ in 0..<rounds { peers.first.store.handle(action: .start) } }
+            group.addTask { for _ in 0..<rounds { peers.second.store.handle(action: .start) } }
+        }
+        #expect(peers.first.store.get(.received, as: Int.self) == rounds)
+        #expect(peers.second.store.get(.received, as: Int.self) == rounds)
+    }
+}
+
+/// Two peers that know each other.
+final class PeerPair: Sendable {
+    let first: Peer
+    let second: Peer
+
+    init() {
+        let box = PeerBox()
+        first = Peer(other: { box.second })
+        second = Peer(other: { box.first })
+        box.first = first
+        box.second = second
+    }
+}
+
+/// Holds the peers weakly, so each can name the other before both exist.
+final class PeerBox: @unchecked Sendable {
+    weak var first: Peer?
+    weak var second: Peer?
+}

@@ -55,11 +55,12 @@ extension StorageCore {
 
 /// A core's hot operations as closures made where the client's key type is known.
 ///
-/// Calls through `any StorageCore` run the library's generic code: every dictionary operation then
-/// hashes and compares keys through witness tables. These closures are made by the `@inlinable`
-/// ``init(_:)``, so each calls the concrete core's methods specialized for the client's types.
-/// Measured on `cache-get` and `store-handle`: see the note in `Benchmarks/` (the existential path costs
-/// roughly twice the instructions).
+/// Calls through `any StorageCore` can run the library's generic code, where every dictionary
+/// operation hashes and compares keys through witness tables. These closures are made by the
+/// `@inlinable` ``init(_:)``, so each calls the concrete core's methods specialized for the client's
+/// types. Measured with callgrind (instructions per operation, `Int` keys, 1,000 keys): an action's
+/// commit through `any StorageCore` costs 7,165 per `store-handle` against 2,062 through this table;
+/// `cache-get` costs the same either way (910 and 911), as the optimizer devirtualizes that call.
 @usableFromInline
 struct CoreAccess<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     @usableFromInline let read: (Key, _ observing: Bool) -> Any?
