@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 /// Bytes the C allocator has handed out and not had back, or -1 where this platform cannot tell.
-/// Used by the benchmarks' memory case only.
+/// Used by the benchmarks' memory cases and the engine's memory tests.
 long long cachestore_allocated_bytes(void);
 
 #endif
