@@ -1,4 +1,5 @@
 import CacheStore
+import Foundation
 import Observation
 import Testing
 
@@ -64,9 +65,18 @@ final class Peer: Sendable {
     @Test func peersThatPingEachOtherFromTwoThreadsNeverDeadlock() async {
         let peers = PeerPair()
         let rounds = 2_000
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { for _ in 0..<rounds { peers.first.store.handle(action: .start) } }
-            group.addTask { for _ in 0..<rounds { peers.second.store.handle(action: .start) } }
+        // Two threads of their own: sends that wait must not hold the concurrency pool's threads.
+        await withCheckedContinuation { (finished: CheckedContinuation<Void, Never>) in
+            let group = DispatchGroup()
+            for peer in [peers.first, peers.second] {
+                group.enter()
+                Thread {
+                    for _ in 0..<rounds { peer.store.handle(action: .start) }
+                    group.leave()
+                }
+                .start()
+            }
+            group.notify(queue: .global()) { finished.resume() }
         }
         #expect(peers.first.store.get(.received, as: Int.self) == rounds)
         #expect(peers.second.store.get(.received, as: Int.self) == rounds)

@@ -6,24 +6,40 @@
 ///
 /// ```
 /// started ──▶ running ⇄ delivering(thread) ──▶ finished
-///                 └──────────┴───────────────▶ cancelled (cancel(id:), replaced, store released)
+///                 │            │
+///                 │            └──▶ cancelling(thread) ──▶ cancelled (its delivery ended)
+///                 └───────────────────────────────────────▶ cancelled
 /// ```
 ///
 /// - A sent action is *admitted* (``beginDelivery(_:on:)``) in the store's turn, just before its
 ///   handler runs, only while the effect is running: an action queued before a cancellation is
 ///   dropped.
-/// - An effect's last action (the value a single-action effect returns) is admitted by ``finish(_:)``,
-///   which ends the effect in the same step: after that it is not running, so cancelling it
-///   returns `false`.
-/// - ``cancel(_:on:)`` returns `true` only when nothing the effect sent will be handled after it
-///   returns. It never waits: when one of the effect's actions is being handled on another thread
-///   at that instant, the effect is still cancelled, but `false` is returned.
+/// - When its work returns, the effect is ended by ``finish(_:)``, in the store's turn too, so after
+///   every action it sent: its last action (the value a single-action effect returns) is admitted
+///   in the same step. After that it is not running, so cancelling it returns `false`.
+/// - ``cancel(_:on:)`` of a running effect removes it. Of an effect whose action is being handled on
+///   another thread at that instant, it marks it `cancelling`: the caller waits for that one
+///   action's handler to return (``endDelivery(_:)``), so that when `cancel` returns `true`,
+///   nothing the effect sent is handled any more.
 ///
 /// A value type; ``EffectRunner`` guards it with its lock.
 struct EffectLifecycle {
     enum State {
         case running
         case delivering(on: ThreadID)
+        /// Cancelled while one of its actions was being handled on that thread.
+        case cancelling(deliveringOn: ThreadID)
+    }
+
+    /// What ``cancel(_:on:)`` found.
+    enum Cancellation {
+        /// No effect runs under the id.
+        case notRunning
+        /// Cancelled: nothing it sends will be handled.
+        case cancelled
+        /// Cancelled, but one of its actions is being handled on this thread now: wait for
+        /// ``isGone(_:)`` before saying that nothing it sends will be handled.
+        case awaitingDelivery(on: ThreadID, Ticket)
     }
 
     struct Entry {
@@ -38,8 +54,17 @@ struct EffectLifecycle {
         let token: UInt64
     }
 
-    private(set) var entries: [AnyHashable: Entry] = [:]
+    private var entries: [AnyHashable: Entry] = [:]
     private var lastToken: UInt64 = 0
+
+    /// The ids of the effects running now (not those being cancelled).
+    var runningIDs: Set<AnyHashable> {
+        Set(
+            entries.compactMap { id, entry in
+                if case .cancelling = entry.state { return nil }
+                return id
+            })
+    }
 
     /// Starts an effect under `id`; returns its ticket, and the task of the effect it replaces, to
     /// cancel.
@@ -63,10 +88,20 @@ struct EffectLifecycle {
         return true
     }
 
-    /// The admitted action has been handled.
-    mutating func endDelivery(_ ticket: Ticket) {
-        guard isCurrent(ticket) else { return }
+    /// The admitted action has been handled. Returns whether a canceller waits for this.
+    mutating func endDelivery(_ ticket: Ticket) -> Bool {
+        guard isCurrent(ticket), let state = entries[ticket.id]?.state else { return false }
+        if case .cancelling = state {
+            entries[ticket.id] = nil
+            return true
+        }
         entries[ticket.id]?.state = .running
+        return false
+    }
+
+    /// Whether the effect of `ticket` is no longer in the lifecycle.
+    func isGone(_ ticket: Ticket) -> Bool {
+        !isCurrent(ticket)
     }
 
     /// Ends the effect: its work returned. Returns whether it was still running, that is, whether
@@ -77,16 +112,21 @@ struct EffectLifecycle {
         return true
     }
 
-    /// Cancels the effect running under `id`, if any.
+    /// Cancels the effect running under `id`, if any, on behalf of code running on `thread`.
     ///
-    /// - Returns: Whether one was running and nothing it sent will be handled from now on (see the
-    ///   type's discussion), and its task to cancel.
-    mutating func cancel(_ id: AnyHashable, on thread: ThreadID) -> (Bool, task: Task<Void, Never>?) {
-        guard let entry = entries.removeValue(forKey: id) else { return (false, nil) }
-        if case .delivering(let deliveringThread) = entry.state, deliveringThread != thread {
-            return (false, entry.task)
+    /// - Returns: What was found (see ``Cancellation``), and the effect's task to cancel.
+    mutating func cancel(_ id: AnyHashable, on thread: ThreadID) -> (Cancellation, task: Task<Void, Never>?) {
+        guard let entry = entries[id] else { return (.notRunning, nil) }
+        switch entry.state {
+        case .delivering(let deliveringThread) where deliveringThread != thread:
+            entries[id]?.state = .cancelling(deliveringOn: deliveringThread)
+            return (.awaitingDelivery(on: deliveringThread, Ticket(id: id, token: entry.token)), entry.task)
+        case .cancelling(let deliveringThread):
+            return (.awaitingDelivery(on: deliveringThread, Ticket(id: id, token: entry.token)), nil)
+        case .running, .delivering:
+            entries[id] = nil
+            return (.cancelled, entry.task)
         }
-        return (true, entry.task)
     }
 
     /// Cancels every effect; returns their tasks.

@@ -1,26 +1,28 @@
 /// The effects of one store that are running now: their tasks, and their ``EffectLifecycle``.
 ///
-/// `lock` guards the lifecycle and is held only to read or change it: tasks are started and
-/// cancelled, and actions handled, with it released.
+/// `lock` guards the lifecycle and is held only to read or change it (or to wait for a delivery to
+/// end): tasks are started and cancelled, and actions handled, with it released.
 @usableFromInline
 final class EffectRunner: @unchecked Sendable {
     typealias Ticket = EffectLifecycle.Ticket
 
-    private let lock = Lock()
+    private let lock = ConditionLock()
     private var lifecycle = EffectLifecycle()
 
     @usableFromInline init() {}
 
     /// The ids of the effects running now.
     var ids: Set<AnyHashable> {
-        lock.withLock { Set(lifecycle.entries.keys) }
+        lock.withLock { lifecycle.runningIDs }
     }
+
 
     /// Starts `body` in a task under `id`, cancelling the effect running under it first.
     ///
     /// - Parameter body: The effect's work; it gets the ticket to pass to the other methods.
     func start(_ id: AnyHashable, _ body: @escaping @Sendable (Ticket) async -> Void) {
         let (ticket, replaced) = lock.withLock { lifecycle.start(id) }
+        lock.broadcast()  // a canceller waiting on the effect this one replaces may stop waiting
         replaced?.cancel()
         let task = Task { await body(ticket) }
         if !lock.withLock({ lifecycle.attach(task, to: ticket) }) { task.cancel() }
@@ -33,7 +35,10 @@ final class EffectRunner: @unchecked Sendable {
 
     /// The admitted action has been handled.
     func endDelivery(_ ticket: Ticket) {
-        lock.withLock { lifecycle.endDelivery(ticket) }
+        lock.lock()
+        let isAwaited = lifecycle.endDelivery(ticket)
+        lock.unlock()
+        if isAwaited { lock.broadcast() }
     }
 
     /// Ends the effect; returns whether it was still running (so its last action may be handled).
@@ -41,16 +46,36 @@ final class EffectRunner: @unchecked Sendable {
         lock.withLock { lifecycle.finish(ticket) }
     }
 
-    /// Cancels the effect running under `id`; see ``EffectLifecycle/cancel(_:on:)``.
+    /// Cancels the effect running under `id`; see ``EffectLifecycle``.
+    ///
+    /// When one of the effect's actions is being handled on another thread, waits for that handler
+    /// to return — unless waiting could deadlock (see ``WaitGraph``): then returns `false`.
+    ///
+    /// - Returns: Whether an effect was running under `id` and nothing it sends will be handled.
     @discardableResult
     func cancel(_ id: AnyHashable) -> Bool {
-        let (isCancelled, task) = lock.withLock { lifecycle.cancel(id, on: .current) }
+        let me = ThreadID.current
+        let (cancellation, task) = lock.withLock { lifecycle.cancel(id, on: me) }
         task?.cancel()
-        return isCancelled
+        switch cancellation {
+        case .notRunning:
+            return false
+        case .cancelled:
+            return true
+        case .awaitingDelivery(let thread, let ticket):
+            guard WaitGraph.shared.beginWait(me, for: thread) else { return false }
+            lock.lock()
+            while !lifecycle.isGone(ticket) { lock.wait() }
+            lock.unlock()
+            WaitGraph.shared.endWait(me)
+            return true
+        }
     }
 
     /// Cancels every running effect.
     func cancelAll() {
-        for task in lock.withLock({ lifecycle.cancelAll() }) { task.cancel() }
+        let tasks = lock.withLock { lifecycle.cancelAll() }
+        lock.broadcast()
+        for task in tasks { task.cancel() }
     }
 }

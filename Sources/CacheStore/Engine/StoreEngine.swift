@@ -1,3 +1,5 @@
+import Dispatch
+
 /// The engine behind a ``Store``: one action's path from `handle` to committed state, observers,
 /// the debug log and the effects it starts.
 ///
@@ -19,6 +21,8 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     @usableFromInline let handler: StoreActionHandler<Key, Action, Dependency>
     @usableFromInline let dependency: Dependency
     @usableFromInline let effects = EffectRunner()
+    /// Where actions are handled; a scoped store shares its parent's.
+    @usableFromInline let isolation: ActionIsolation
     /// Hands an action on to the parent store, for a scoped store; runs after this store's handler.
     @usableFromInline let forwardToParent: ((Action) -> Void)?
     /// Where debug reports go. Guarded by the turn.
@@ -33,8 +37,10 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         queue: ActionQueue,
         handler: StoreActionHandler<Key, Action, Dependency>,
         dependency: Dependency,
+        isolation: ActionIsolation,
         forwardToParent: ((Action) -> Void)?
     ) {
+        self.isolation = isolation
         self.state = state
         self.queue = queue
         self.handler = handler
@@ -45,9 +51,19 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// Handles `action` in the tree's turn (see ``ActionQueue``).
     @inlinable
     func handle(_ action: Action) {
+        if isolation == .mainActor { return perform { [self] in process(action) } }
         guard queue.beginTurn() else { return queue.perform { [self] in process(action) } }
         process(action)
         queue.endTurn()
+    }
+
+    /// Runs `work` in the tree's turn, on the main actor when the store's isolation asks for it (then
+    /// asynchronously, in order, unless already on the main thread).
+    @usableFromInline
+    func perform(_ work: @escaping () -> Void) {
+        guard isolation == .mainActor, !MainQueue.isCurrent else { return queue.perform(work) }
+        let handOver = UncheckedSendable((queue, work))
+        DispatchQueue.main.async { handOver.value.0.perform(handOver.value.1) }
     }
 
     /// Handles `action` and starts its effect. In the turn.
@@ -125,10 +141,18 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             case .task(let id, let work):
                 effects.start(id) { [weak self] ticket in
                     let last = await work(Send { [weak self] action in self?.deliver(action, from: ticket) })
-                    guard let engine = self, engine.effects.finish(ticket), let last else { return }
-                    engine.queue.perform { engine.process(last) }
+                    self?.finish(ticket, delivering: last)
                 }
             }
+        }
+    }
+
+    /// Ends the effect of `ticket` in the turn, after every action it sent, and handles its last
+    /// action, unless it was cancelled or replaced by then.
+    func finish(_ ticket: EffectRunner.Ticket, delivering last: Action?) {
+        perform { [self] in
+            guard effects.finish(ticket), let last else { return }
+            process(last)
         }
     }
 
@@ -137,7 +161,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// The check runs in the action's turn, just before its handler: a cancel that comes first
     /// always wins (see ``EffectLifecycle``).
     func deliver(_ action: Action, from ticket: EffectRunner.Ticket) {
-        queue.perform { [self] in
+        perform { [self] in
             guard effects.beginDelivery(ticket) else { return }
             process(action)
             effects.endDelivery(ticket)

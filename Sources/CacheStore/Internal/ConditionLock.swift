@@ -42,6 +42,13 @@ final class ConditionLock: @unchecked Sendable {
         pthread_mutex_unlock(mutex)
     }
 
+    /// Runs `body` with the lock held.
+    func withLock<Result>(_ body: () throws -> Result) rethrows -> Result {
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+
     /// Releases the lock until ``broadcast()`` is called, then takes it again. Lock held.
     func wait() {
         precondition(pthread_cond_wait(condition, mutex) == 0, "pthread_cond_wait failed")

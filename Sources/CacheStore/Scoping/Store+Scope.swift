@@ -120,6 +120,7 @@ extension Store {
                 queue: engine.queue,
                 handler: actionHandler,
                 dependency: dependency,
+                isolation: engine.isolation,
                 forwardToParent: { [self] action in
                     if let parentAction = actionTransformation(action) { handle(action: parentAction) }
                 }))

@@ -36,6 +36,9 @@ import Observation
 ///
 /// - ``init(initialValues:actionHandler:dependency:)``
 /// - ``init(initialValues:actionHandler:)``
+/// - ``init(initialValues:actionHandler:dependency:isolation:)``
+/// - ``init(initialValues:actionHandler:isolation:)``
+/// - ``ActionIsolation``
 ///
 /// ### Handling actions
 ///
@@ -97,6 +100,41 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
                 queue: ActionQueue(),
                 handler: actionHandler,
                 dependency: dependency,
+                isolation: .anyThread,
+                forwardToParent: nil))
+    }
+
+    /// Creates a store that handles its actions where `isolation` says: on the main actor, for a
+    /// UI that observes it.
+    ///
+    /// ```swift
+    /// let store = Store(
+    ///     initialValues: [:],
+    ///     actionHandler: postsHandler,
+    ///     dependency: .live,
+    ///     isolation: .mainActor
+    /// )
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - initialValues: The state the store starts with, by key. `nil` optionals are left out.
+    ///   - actionHandler: Changes the state for each action.
+    ///   - dependency: Passed to the handler with each action.
+    ///   - isolation: Where actions are handled (see ``ActionIsolation``).
+    @inlinable
+    public convenience init(
+        initialValues: [Key: Any],
+        actionHandler: StoreActionHandler<Key, Action, Dependency>,
+        dependency: Dependency,
+        isolation: ActionIsolation
+    ) {
+        self.init(
+            engine: StoreEngine(
+                state: CacheStore(initialValues: initialValues),
+                queue: ActionQueue(),
+                handler: actionHandler,
+                dependency: dependency,
+                isolation: isolation,
                 forwardToParent: nil))
     }
 
@@ -128,10 +166,12 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// store.cancel(id: CancelID.fetchPosts)
     /// ```
     ///
-    /// When this returns `true`, nothing the effect sends is handled any more. It returns `false`
-    /// when no effect runs under `id` — for example one that finished and is delivering its last
-    /// action — and also when one of the effect's actions is being handled on another thread at
-    /// that very moment: that action completes, but the effect is cancelled all the same.
+    /// When this returns `true`, nothing the effect sends is handled any more: if one of its actions
+    /// is being handled on another thread at that moment, `cancel(id:)` waits for that handler to
+    /// return. It returns `false` when no effect runs under `id` — for example one that finished and
+    /// is delivering its last action — and in the one case where waiting could deadlock (called
+    /// from a handler of another store that the delivering thread waits on): the effect is then
+    /// cancelled all the same, after the action in hand.
     ///
     /// - Parameter id: The id the effect was started with.
     /// - Returns: Whether an effect was running under `id` and nothing it sends will be handled.
@@ -155,5 +195,21 @@ extension Store where Dependency == Void {
     @inlinable
     public convenience init(initialValues: [Key: Any], actionHandler: StoreActionHandler<Key, Action, Void>) {
         self.init(initialValues: initialValues, actionHandler: actionHandler, dependency: ())
+    }
+
+    /// Creates a store whose handler needs no dependency, handling its actions where `isolation`
+    /// says.
+    ///
+    /// - Parameters:
+    ///   - initialValues: The state the store starts with, by key.
+    ///   - actionHandler: Changes the state for each action.
+    ///   - isolation: Where actions are handled (see ``ActionIsolation``).
+    @inlinable
+    public convenience init(
+        initialValues: [Key: Any],
+        actionHandler: StoreActionHandler<Key, Action, Void>,
+        isolation: ActionIsolation
+    ) {
+        self.init(initialValues: initialValues, actionHandler: actionHandler, dependency: (), isolation: isolation)
     }
 }

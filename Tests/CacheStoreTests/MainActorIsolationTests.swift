@@ -1,0 +1,133 @@
+import CacheStore
+import Dispatch
+import Foundation
+import Observation
+import Testing
+
+/// A store created with `isolation: .mainActor` handles every action on the main thread — sent from
+/// an effect's task or from a background thread alike — in order; effects still run off it.
+@Suite struct MainActorIsolationTests {
+    enum Key { case log, effectThreads }
+    enum Action: Sendable {
+        case record(Int)
+        case startEffect(count: Int)
+    }
+
+    /// Records each action's number and whether it was handled on the main thread.
+    final class Journal: @unchecked Sendable {
+        private let lock = NSLock()
+        private var entries: [(number: Int, onMain: Bool)] = []
+        private var effectOnMain: [Bool] = []
+
+        func record(_ number: Int) {
+            let onMain = MainQueueMark.isCurrent
+            if onMain { dispatchPrecondition(condition: .onQueue(.main)) }
+            lock.withLock { entries.append((number, onMain)) }
+        }
+
+        func recordEffectThread() {
+            let onMain = MainQueueMark.isCurrent
+            lock.withLock { effectOnMain.append(onMain) }
+        }
+
+        var numbers: [Int] { lock.withLock { entries.map(\.number) } }
+        var allOnMain: Bool { lock.withLock { entries.allSatisfy(\.onMain) } }
+        var effectsOnMain: [Bool] { lock.withLock { effectOnMain } }
+    }
+
+    static func makeStore(_ journal: Journal, isolation: ActionIsolation) -> Store<Key, Action, Void> {
+        Store(
+            initialValues: [:],
+            actionHandler: StoreActionHandler { _, action, _ in
+                switch action {
+                case .record(let number):
+                    journal.record(number)
+                    return .none
+                case .startEffect(let count):
+                    return .run { send in
+                        journal.recordEffectThread()
+                        for number in 0..<count { send(.record(number)) }
+                    }
+                }
+            },
+            isolation: isolation)
+    }
+
+    /// Waits (without blocking the main actor) until `condition` holds, for at most five seconds.
+    static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<500 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(10))
+        }
+        return condition()
+    }
+
+    @Test func anEffectsActionsAreHandledOnTheMainThreadInOrder() async {
+        let journal = Journal()
+        let store = Self.makeStore(journal, isolation: .mainActor)
+        await Task.detached { store.handle(action: .startEffect(count: 50)) }.value
+        #expect(await Self.eventually { journal.numbers.count == 50 })
+        #expect(journal.numbers == Array(0..<50))
+        #expect(journal.allOnMain)
+        #expect(journal.effectsOnMain == [false], "the effect itself runs off the main actor")
+    }
+
+    @Test func handleFromABackgroundThreadIsHandledOnTheMainThreadInOrder() async {
+        let journal = Journal()
+        let store = Self.makeStore(journal, isolation: .mainActor)
+        let thread = Thread { for number in 0..<100 { store.handle(action: .record(number)) } }
+        thread.start()
+        #expect(await Self.eventually { journal.numbers.count == 100 })
+        #expect(journal.numbers == Array(0..<100))
+        #expect(journal.allOnMain)
+    }
+
+    @MainActor @Test func handleOnTheMainThreadHandlesAtOnce() {
+        let journal = Journal()
+        let store = Self.makeStore(journal, isolation: .mainActor)
+        store.handle(action: .record(7))
+        #expect(journal.numbers == [7])
+        MainActor.assertIsolated()
+    }
+
+    @Test func observersOfAMainActorStoreAreToldOnTheMainThread() async {
+        let store = Store<Key, Action, Void>(
+            initialValues: [:],
+            actionHandler: StoreActionHandler { state, action, _ in
+                if case .record(let number) = action { state.set(value: number, forKey: .log) }
+                return .none
+            },
+            isolation: .mainActor)
+        let toldOnMain = Journal()
+        withObservationTracking {
+            _ = store.get(.log, as: Int.self)
+        } onChange: {
+            toldOnMain.record(1)
+        }
+        await Task.detached { store.handle(action: .record(1)) }.value
+        #expect(await Self.eventually { toldOnMain.numbers == [1] })
+        #expect(toldOnMain.allOnMain)
+        #expect(store.get(.log, as: Int.self) == 1)
+    }
+
+    /// The control: by default an effect's actions are handled on the effect's thread.
+    @Test func byDefaultAnEffectsActionsAreHandledOffTheMainThread() async {
+        let journal = Journal()
+        let store = Self.makeStore(journal, isolation: .anyThread)
+        await Task.detached { store.handle(action: .startEffect(count: 5)) }.value
+        #expect(await Self.eventually { journal.numbers.count == 5 })
+        #expect(!journal.allOnMain)
+    }
+}
+
+/// Whether code runs on the main queue, where the main actor runs (on Linux a worker thread may
+/// serve it, so `Thread.isMainThread` is not the test).
+enum MainQueueMark {
+    private static let key = DispatchSpecificKey<Bool>()
+    private static let marked: Void = DispatchQueue.main.setSpecific(key: key, value: true)
+
+    static var isCurrent: Bool {
+        marked
+        return DispatchQueue.getSpecific(key: key) == true
+    }
+}
