@@ -1,17 +1,23 @@
 import Foundation
 
-let arguments = Set(CommandLine.arguments.dropFirst())
-if arguments.contains("--help") || !arguments.isSubset(of: ["--quick", "--tsv"]) {
-    print(
-        """
-        usage: swift run -c release CacheStoreBenchmarks [--quick] [--tsv]
-          --quick  fewer iterations: checks that every case runs, not how fast
-          --tsv    tab-separated rows (case, size, ns_per_op, ratio) for scripts
-        """)
-    exit(arguments.contains("--help") ? 0 : 64)
+guard let options = BenchmarkOptions(Array(CommandLine.arguments.dropFirst())), !options.help else {
+    print(BenchmarkOptions.usage)
+    exit(CommandLine.arguments.contains("--help") ? 0 : 64)
 }
-let plan: Measurement.Plan = arguments.contains("--quick") ? .quick : .full
-let tabSeparated = arguments.contains("--tsv")
+if let single = options.singleCase {
+    guard let benchmark = CaseCatalog.named(single.name, size: single.size, operations: single.operations) else {
+        FileHandle.standardError.write(Data("unknown case \(single.name)\n\(BenchmarkOptions.usage)\n".utf8))
+        exit(64)
+    }
+    let duration = ContinuousClock().measure(benchmark.run)
+    print("case\tsize\toperations\tns_per_op")
+    print(
+        "\(benchmark.name)\t\(benchmark.size)\t\(benchmark.operations)\t"
+            + String(format: "%.1f", duration.nanoseconds / Double(benchmark.operations)))
+    exit(0)
+}
+let plan: Measurement.Plan = options.quick ? .quick : .full
+let tabSeparated = options.tabSeparated
 
 /// Progress goes to standard error, so that standard output is only the table.
 func progress(_ text: String) {
