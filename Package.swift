@@ -21,8 +21,9 @@ let package = Package(
         // The terminal posts demo: the feature as a library (tested), the terminal app around it.
         .target(name: "PostsFeature", dependencies: ["CacheStore"], path: "Demo/PostsFeature"),
         .executableTarget(name: "PostsDemo", dependencies: ["CacheStore", "PostsFeature"], path: "Demo/PostsDemo"),
-        // The engine tests measure the heap with the benchmarks' allocator probe.
-        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore", "CacheStoreBenchmarkSupport"]),
+        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore", "CacheStoreMemoryProbe"]),
+        // Measures the heap in a process of its own for the engine's memory tests.
+        .executableTarget(name: "CacheStoreMemoryProbe", dependencies: ["CacheStore", "CacheStoreBenchmarkSupport"]),
         .testTarget(name: "CacheStoreTestingTests", dependencies: ["CacheStoreTesting"]),
         // The code of README.md and of the DocC articles, compiled and run, and checked against the text.
         .testTarget(name: "DocumentationExamplesTests", dependencies: ["CacheStore", "CacheStoreTesting"]),

@@ -4,7 +4,7 @@
 #include <stddef.h>
 
 /// Bytes the C allocator has handed out and not had back, or -1 where this platform cannot tell.
-/// Used by the benchmarks' memory cases and the engine's memory tests.
+/// Used by the benchmarks' memory cases and by the memory probe of the engine's tests.
 long long cachestore_allocated_bytes(void);
 
 #endif

@@ -1,0 +1,73 @@
+// Measures how much the heap grows while a cache goes through one scenario, in a process of its own:
+// the engine's memory tests (Tests/CacheStoreTests/Engine) run it, so that other tests running at the
+// same time cannot disturb the figure (they move the heap by tens of megabytes during a measurement).
+//
+//   CacheStoreMemoryProbe SCENARIO COUNT
+//
+// prints the bytes the heap grew by over COUNT keys, after a warm-up of 1,000 other keys; the
+// `changes-unconsumed` scenario prints on a second line whether the iterator still received a change
+// made afterwards.
+import CacheStore
+import CacheStoreBenchmarkSupport
+import Foundation
+
+/// A key whose name lives on the heap (longer than a small string), so that keeping keys shows.
+struct NamedKey: Hashable, Sendable {
+    let name: String
+
+    init(_ index: Int) {
+        name = "memory-probe-key-with-a-heap-allocated-name-\(index)"
+    }
+}
+
+/// The heap's growth in bytes while `step` runs for `count` indexes, after a warm-up of 1,000.
+func heapGrowth(count: Int, _ step: (Int) -> Void) -> Int {
+    for index in -1_000..<0 { step(index) }
+    let before = cachestore_allocated_bytes()
+    for index in 0..<count { step(index) }
+    return Int(cachestore_allocated_bytes() - before)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count == 2, let count = Int(arguments[1]), count > 0, cachestore_allocated_bytes() >= 0 else {
+    FileHandle.standardError.write(
+        Data(
+            """
+            usage: CacheStoreMemoryProbe SCENARIO COUNT (on a platform whose heap can be measured)
+            scenarios: keys-set-read-removed, contains-absent, changes-unconsumed, retain-each
+
+            """.utf8))
+    exit(64)
+}
+
+let cache = CacheStore<NamedKey>(initialValues: [:])
+switch arguments[0] {
+case "keys-set-read-removed":
+    print(
+        heapGrowth(count: count) { index in
+            let key = NamedKey(index)
+            cache.set(value: index, forKey: key)
+            _ = cache.get(key, as: Int.self)
+            _ = cache.contains(key)
+            cache.remove(key)
+        })
+case "contains-absent":
+    print(heapGrowth(count: count) { index in _ = cache.contains(NamedKey(index)) })
+case "changes-unconsumed":
+    var iterator = cache.changes.makeAsyncIterator()
+    print(
+        heapGrowth(count: count) { index in
+            let key = NamedKey(index)
+            cache.set(value: index, forKey: key)
+            cache.remove(key)
+        })
+    cache.set(value: 1, forKey: NamedKey(-1_001))
+    print(await iterator.next()?.contains(NamedKey(-1_001)) == true)
+case "retain-each":
+    // The probe's own check: 100 bytes kept per key must show as at least that.
+    var kept: [[UInt8]] = []
+    print(heapGrowth(count: count) { _ in kept.append([UInt8](repeating: 1, count: 100)) })
+default:
+    FileHandle.standardError.write(Data("unknown scenario \(arguments[0])\n".utf8))
+    exit(64)
+}

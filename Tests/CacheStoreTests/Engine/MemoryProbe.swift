@@ -1,0 +1,54 @@
+import Foundation
+
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// Runs the `CacheStoreMemoryProbe` executable, which measures the heap's growth over one scenario
+/// in a process of its own: in this one, tests running at the same time move the heap by tens of
+/// megabytes while a measurement runs.
+enum MemoryProbe {
+    /// What one run of the probe printed.
+    struct Report {
+        /// The bytes the heap grew by over the scenario's keys.
+        var growth: Int
+        /// The lines the scenario printed after the growth.
+        var details: [String]
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    /// The probe binary, built beside this test bundle.
+    static var binary: URL {
+        let bundle = Bundle(for: BundleMarker.self).bundleURL
+        let folder = bundle.pathExtension == "xctest" ? bundle.deletingLastPathComponent() : bundle
+        return folder.appendingPathComponent("CacheStoreMemoryProbe")
+    }
+
+    private final class BundleMarker {}
+
+    /// Runs `scenario` over `count` keys in a probe process and reads its report.
+    ///
+    /// - Throws: ``Failure`` when the probe cannot be started or prints no growth.
+    static func run(_ scenario: String, count: Int) throws -> Report {
+        let command = "'\(binary.path)' \(scenario) \(count)"
+        guard let pipe = popen(command, "r") else { throw Failure(description: "could not start \(command)") }
+        var output = Data()
+        var buffer = [UInt8](repeating: 0, count: 4_096)
+        while true {
+            let read = fread(&buffer, 1, buffer.count, pipe)
+            if read == 0 { break }
+            output.append(contentsOf: buffer[..<read])
+        }
+        let status = pclose(pipe)
+        let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
+        guard status == 0, let first = lines.first, let growth = Int(first) else {
+            throw Failure(description: "\(command) exited with status \(status), printing \(lines)")
+        }
+        return Report(growth: growth, details: Array(lines.dropFirst()))
+    }
+}
