@@ -1,29 +1,26 @@
 /// Every timed case by name, built on its own: only the stores of the case's own group are made.
 enum CaseCatalog {
-    /// The names `--case` accepts: every timed case of the table (the memory rows are not timed).
-    static let names = [
-        "floor-write", "floor-read", "cache-set", "cache-set-read-keys", "cache-get", "store-handle",
-        "store-handle-observed-other", "store-handle-observed-same", "scoped-handle", "effect-roundtrip",
-        "effect-cancel", "teststore-send",
+    /// Cases built together, by their names; `build` takes the size and the operations per case.
+    private static let groups: [(names: [String], build: @Sendable (Int, Int) -> [BenchmarkCase])] = [
+        (["floor-write", "floor-read"], { CoreCases(size: $0, operations: $1).floors }),
+        (["cache-set", "cache-get"], { CoreCases(size: $0, operations: $1).cache }),
+        (["store-handle", "store-handle-observed-other"], { CoreCases(size: $0, operations: $1).store }),
+        // The table runs these a tenth as often as the other cases of their group (they are slower).
+        (["cache-set-read-keys"], { CoreCases(size: $0, operations: $1 * 10).cache }),
+        (["store-handle-observed-same"], { CoreCases(size: $0, operations: $1 * 10).store }),
+        (["scoped-handle"], { [CoreCases(size: $0, operations: $1).scoped] }),
+        (["effect-roundtrip"], { _, operations in [EffectCases.roundTrip(count: operations)] }),
+        (["effect-cancel"], { _, operations in [EffectCases.startAndCancel(count: operations)] }),
+        (["teststore-send"], { [TestStoreCases.send(size: $0, operations: $1)] }),
     ]
 
-    /// The case `name` at `size`, built for `operations` operations, or `nil` for an unknown name.
+    /// The names `--case` accepts: every timed case of the table (the memory rows are not timed).
+    static var names: [String] { groups.flatMap(\.names) }
+
+    /// The case `name` at `size`, built to perform `operations` operations, or `nil` for an unknown
+    /// name.
     static func named(_ name: String, size: Int, operations: Int) -> BenchmarkCase? {
-        let core = CoreCases(size: size, operations: operations)
-        let group: [BenchmarkCase]
-        switch name {
-        case "floor-write", "floor-read": group = core.floors
-        case "cache-set", "cache-get": group = core.cache
-        // The table runs these a tenth as often as its other cases (they are slower).
-        case "cache-set-read-keys": group = CoreCases(size: size, operations: operations * 10).cache
-        case "store-handle-observed-same": group = CoreCases(size: size, operations: operations * 10).store
-        case "store-handle", "store-handle-observed-other": group = core.store
-        case "scoped-handle": group = [core.scoped]
-        case "effect-roundtrip": group = [EffectCases.roundTrip(count: operations)]
-        case "effect-cancel": group = [EffectCases.startAndCancel(count: operations)]
-        case "teststore-send": group = [TestStoreCases.send(size: size, operations: operations)]
-        default: return nil
-        }
-        return group.first { $0.name == name }
+        guard let group = groups.first(where: { $0.names.contains(name) }) else { return nil }
+        return group.build(size, operations).first { $0.name == name }
     }
 }

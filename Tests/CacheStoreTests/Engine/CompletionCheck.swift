@@ -6,7 +6,7 @@ import Testing
 /// deadlocking test cannot hang the run.
 ///
 /// - Returns: Whether `body` returned in time.
-func finishes(within seconds: Double = 5, _ body: @escaping @Sendable () -> Void) async -> Bool {
+func finishes(within seconds: Double = 10, _ body: @escaping @Sendable () -> Void) async -> Bool {
     let done = DispatchSemaphore(value: 0)
     Thread {
         body()
@@ -24,7 +24,7 @@ func finishes(within seconds: Double = 5, _ body: @escaping @Sendable () -> Void
 @discardableResult
 func expectFinishes(
     _ operation: String,
-    within seconds: Double = 5,
+    within seconds: Double = 10,
     sourceLocation: SourceLocation = #_sourceLocation,
     _ body: @escaping @Sendable () -> Void
 ) async -> Bool {

@@ -23,7 +23,7 @@ import Testing
         let threads = 4
         let incrementsPerThread = 2_000
         let cache = CacheStore<Key>(initialValues: [.count: 0, .name: "Ada"])
-        let finished = await expectFinishes("4 threads updating one key while reading the cache", within: 10) {
+        let finished = await expectFinishes("4 threads updating one key while reading the cache", within: 20) {
             DispatchQueue.concurrentPerform(iterations: threads) { _ in
                 for _ in 0..<incrementsPerThread {
                     cache.update(.count, as: Int.self) { count in
