@@ -16,7 +16,6 @@ final class EffectRunner: @unchecked Sendable {
         lock.withLock { lifecycle.runningIDs }
     }
 
-
     /// Starts `body` in a task under `id`, cancelling the effect running under it first.
     ///
     /// - Parameter body: The effect's work; it gets the ticket to pass to the other methods.
