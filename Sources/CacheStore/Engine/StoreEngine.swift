@@ -13,6 +13,22 @@ import Dispatch
 /// Everything here runs in the turn of the store tree's ``ActionQueue`` (one action at a time per
 /// tree), with no lock held: the handler, the debug output and observers may call back into any
 /// store. The `var`s are guarded by that turn.
+///
+/// ## The engine's locks
+///
+/// Each guards one thing, is held only to read or change it, and no code takes a second lock while
+/// holding one, so there is no lock order to keep:
+///
+/// | lock | guards |
+/// | --- | --- |
+/// | `RootCore.lock` | one key space's values, observation marks and subscribers |
+/// | `ActionQueue.lock` | which thread handles a store tree, and the work queued for it |
+/// | `EffectRunner.lock` | a store's ``EffectLifecycle`` |
+/// | `WaitGraph.lock` | which thread waits for which, across stores |
+/// | `ChangeBuffer.lock` | the keys waiting for one `changes` iterator |
+/// | `Subscription.lock` | whether a subscription was cancelled |
+///
+/// A transaction (``TransactionCore``) needs none: it belongs to the turn.
 @usableFromInline
 final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @unchecked Sendable {
     /// The committed state: a root cache, or a scope of the parent store's state.
