@@ -49,7 +49,7 @@ public struct CacheStoreChanges<Key: Hashable & SendableMetatype>: AsyncSequence
     /// ### Waiting for changes
     ///
     /// - ``next()``
-    public struct Iterator: AsyncIteratorProtocol {
+    public struct Iterator: AsyncIteratorProtocol, Sendable {
         let buffer: ChangeBuffer<Key>
 
         /// Waits for the next set of changed keys.

@@ -292,7 +292,7 @@ struct Publication<Key: Hashable & SendableMetatype> {
 
 /// The writes to one key while ``RootCore/update(_:_:)`` calls run on it.
 @usableFromInline
-struct UpdateWatch {
+struct UpdateWatch: Sendable {
     @usableFromInline var watchers = 0
     @usableFromInline var writes: UInt64 = 0
     /// The thread of the last write: an update's closure that writes its own key is not a conflict.
@@ -320,3 +320,14 @@ struct UpdateWatch {
         return writes != start && lastWriter != .current
     }
 }
+
+/// A slot lives in its core's dictionary, under its lock: it never crosses threads.
+@available(*, unavailable)
+extension RootCore.Slot: Sendable {}
+
+/// A publication is made under a core's lock and published by the same thread.
+@available(*, unavailable)
+extension Publication: Sendable {}
+
+@available(*, unavailable)
+extension Publication.Notes: Sendable {}
