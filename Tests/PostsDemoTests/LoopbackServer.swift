@@ -1,7 +1,8 @@
 import Foundation
 
-/// A real HTTP server on 127.0.0.1 serving the test fixtures: `python3 -m http.server` on a free
-/// port, started by the test and stopped when released.
+/// A real HTTP server on 127.0.0.1 serving the test fixtures, and paths that misbehave on purpose
+/// (`Fixtures/loopback_server.py`: slow, trickling, cut short, redirect loops), on a free port,
+/// started by the test and stopped when released.
 final class LoopbackServer: @unchecked Sendable {
     let port: Int
     private let process: Subprocess
@@ -12,8 +13,8 @@ final class LoopbackServer: @unchecked Sendable {
     }
 
     init() throws {
-        process = try Subprocess(
-            "python3", ["-u", "-m", "http.server", "0", "--bind", "127.0.0.1", "--directory", Self.fixtures.path])
+        let script = Self.fixtures.appendingPathComponent("loopback_server.py").path
+        process = try Subprocess("python3", ["-u", script, Self.fixtures.path])
         // python prints "Serving HTTP on 127.0.0.1 port 43567 (http://127.0.0.1:43567/) ..."
         var text = ""
         while !text.contains(") ...") {
