@@ -4,8 +4,9 @@ public enum TerminalText {
     ///
     /// Removes escape sequences (CSI `ESC [ … final`, OSC `ESC ] … BEL` or `ESC \\`, and two-byte
     /// `ESC x`), C0 controls (line breaks and tabs become spaces), DEL, and C1 controls including the
-    /// single-character CSI (U+009B) and OSC (U+009D). A post cannot move the cursor, recolour the
-    /// screen, set the window title or ring the bell.
+    /// single-character CSI (U+009B) and OSC (U+009D), and the text direction controls (bidi marks,
+    /// embeddings, overrides and isolates, U+061C, U+200E–F, U+202A–E, U+2066–9). A post cannot move
+    /// the cursor, recolour the screen, set the window title, ring the bell or reverse the line.
     public static func sanitized(_ text: String) -> String {
         var result = String.UnicodeScalarView()
         var scalars = text.unicodeScalars.makeIterator()
@@ -21,6 +22,7 @@ public enum TerminalText {
             case 0x9D, 0x90, 0x98, 0x9E, 0x9F: skipString(&scalars)
             case 0x09, 0x0A, 0x0D: result.append(" ")
             case 0x00..<0x20, 0x7F, 0x80..<0xA0: break
+            case 0x061C, 0x200E, 0x200F, 0x202A...0x202E, 0x2066...0x2069: break  // text direction
             default: result.append(scalar)
             }
         }
@@ -41,11 +43,5 @@ public enum TerminalText {
                 return
             }
         }
-    }
-
-    /// `text` cut to `width` characters, with `…` when cut.
-    public static func truncated(_ text: String, to width: Int) -> String {
-        guard text.count > width else { return text }
-        return width <= 1 ? String(text.prefix(width)) : text.prefix(width - 1) + "…"
     }
 }
