@@ -15,11 +15,16 @@ struct DemoArguments: Equatable {
                              https://jsonplaceholder.typicode.com/posts
           --once             fetch once, print one post a line as "#ID TITLE", and exit
                              (also when standard output is not a terminal)
-          --timeout SECONDS  how long a request may take (default 10)
+          --timeout SECONDS  how long a request may take in all, 0.001 to 86400 (default 10)
           --help             show this help
 
-        Keys: r refresh, c cancel the fetch in flight, n/p next/previous page, u next user, q quit.
+        Keys: arrows or j/k select, Enter reads the post (Esc back), n/p or PgDn/PgUp page,
+        g/G or Home/End first/last, u next user, r refresh, c cancel the fetch in flight,
+        Ctrl-L redraw, ? help, q quit. Ctrl-Z suspends (fg resumes).
         """
+
+    /// The timeouts URLSession can take: not infinite, not so long that its arithmetic overflows.
+    static let timeoutRange: ClosedRange<TimeInterval> = 0.001...86_400
 
     /// Why the command line could not be read.
     struct Invalid: Error, CustomStringConvertible {
@@ -39,8 +44,9 @@ struct DemoArguments: Equatable {
                 else { throw Invalid(description: "--url needs an http or https URL") }
                 result.url = url
             case "--timeout":
-                guard let text = rest.popFirst(), let seconds = TimeInterval(text), seconds > 0 else {
-                    throw Invalid(description: "--timeout needs a number of seconds")
+                guard let text = rest.popFirst(), let seconds = TimeInterval(text), timeoutRange.contains(seconds)
+                else {
+                    throw Invalid(description: "--timeout needs a number of seconds from 0.001 to 86400")
                 }
                 result.timeout = seconds
             default:

@@ -6,7 +6,7 @@ import PostsFeature
 enum OnceRun {
     /// Fetches once and prints `#ID TITLE` lines, or the reason on standard error.
     ///
-    /// - Returns: The exit status: 0 on success, 1 when the fetch failed.
+    /// - Returns: The exit status: 0 on success, 1 when the fetch failed or the output could not be written.
     static func run(_ store: Store<PostsKey, PostsAction, PostsClient>) async -> Int32 {
         var changes = store.changes.makeAsyncIterator()
         store.handle(action: .load)
@@ -14,11 +14,16 @@ enum OnceRun {
             guard await changes.next() != nil else { break }
         }
         if let error = store.error {
-            FileHandle.standardError.write(Data("error: \(TerminalText.sanitized(error.description))\n".utf8))
+            StandardOutput.report("error: \(TerminalText.sanitized(error.description))")
             return 1
         }
         let lines = store.posts.map { "#\($0.id) \(TerminalText.sanitized($0.title))\n" }
-        FileHandle.standardOutput.write(Data(lines.joined().utf8))
+        do {
+            try StandardOutput.write(lines.joined())
+        } catch {
+            StandardOutput.report("PostsDemo: cannot write the output: \(error)")
+            return 1
+        }
         return 0
     }
 }

@@ -6,11 +6,16 @@ let arguments: DemoArguments
 do {
     arguments = try DemoArguments.parse(Array(CommandLine.arguments.dropFirst()))
 } catch {
-    FileHandle.standardError.write(Data("PostsDemo: \(error)\n\n\(DemoArguments.usage)\n".utf8))
+    StandardOutput.report("PostsDemo: \(error)\n\n\(DemoArguments.usage)")
     exit(64)
 }
 if arguments.help {
-    print(DemoArguments.usage)
+    do {
+        try StandardOutput.write(DemoArguments.usage + "\n")
+    } catch {
+        StandardOutput.report("PostsDemo: cannot write the output: \(error)")
+        exit(1)
+    }
     exit(0)
 }
 

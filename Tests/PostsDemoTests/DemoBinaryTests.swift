@@ -67,6 +67,19 @@ extension ExternalProcessTests {
             #expect(badURL.status == 64)
             #expect(badURL.errors.hasPrefix("PostsDemo: --url needs an http or https URL"))
         }
+
+        @Test(arguments: ["inf", "1e300", "nan", "0", "-1", "86401", "ten"])
+        func aTimeoutThatIsNotAUsableNumberOfSecondsIsRefused(timeout: String) throws {
+            let run = try DemoRun(["--url", server.url("posts.json").absoluteString, "--timeout", timeout, "--once"])
+            #expect(run.status == 64)
+            #expect(run.errors.hasPrefix("PostsDemo: --timeout needs a number of seconds from 0.001 to 86400\n"))
+        }
+
+        @Test func aFullDiskIsOneLineAndAFailure() throws {
+            let run = try Subprocess.run("/bin/sh", ["-c", "'\(DemoRun.binary.path)' --once > /dev/full"])
+            #expect(run.status == 1)
+            #expect(run.errors == "PostsDemo: cannot write the output: No space left on device\n")
+        }
     }
 }
 
