@@ -7,25 +7,29 @@ import Foundation
 extension PostsClient {
     /// Fetches the posts at `url` over HTTP(S) with URLSession.
     ///
-    /// A status outside 200–299, a transport error (no network, refused, timed out) and JSON that
-    /// does not decode to posts each become a ``PostsError`` that says which.
+    /// A status outside 200–299, a transport error (no network, refused, no answer in time), an
+    /// answer that fails (cut short, too slow, redirects in a loop) and JSON that does not decode to
+    /// posts each become a ``PostsError`` that says which, in words, with the host.
     ///
     /// - Parameters:
     ///   - url: Where the posts are, for example `https://jsonplaceholder.typicode.com/posts`.
-    ///   - timeout: How long a request may take.
+    ///   - timeout: How long the whole request may take, in seconds, the answer's body included.
     public static func live(url: URL, timeout: TimeInterval = 10) -> PostsClient {
-        let configuration = URLSessionConfiguration.ephemeral
-        configuration.timeoutIntervalForRequest = timeout
-        configuration.timeoutIntervalForResource = timeout
-        let session = URLSession(configuration: configuration)
         let host = url.host ?? url.absoluteString
         return PostsClient(sourceDescription: url.absoluteString) {
             let data: Data
             let response: URLResponse
-            do {
-                (data, response) = try await session.data(from: url)
-            } catch {
-                return .failure(.transport(host: host, reason: Self.reason(for: error)))
+            switch await LiveRequest.get(url, timeout: timeout) {
+            case .answered(let answer, let answeredWith):
+                (data, response) = (answer, answeredWith)
+            case .timedOut(let answered):
+                let limit = "within \(timeout.formatted(.number.grouping(.never))) s"
+                return .failure(
+                    answered
+                        ? .response(host: host, reason: "the response did not finish \(limit)")
+                        : .transport(host: host, reason: "no answer \(limit)"))
+            case .failed(let error, _):
+                return .failure(failure(error, host: host))
             }
             if let status = (response as? HTTPURLResponse)?.statusCode, !(200..<300).contains(status) {
                 return .failure(.http(status: status, host: host))
@@ -33,22 +37,10 @@ extension PostsClient {
             do {
                 return .success(try JSONDecoder().decode([Post].self, from: data))
             } catch let error as DecodingError {
-                return .failure(Self.decodingFailure(error))
+                return .failure(decodingFailure(error))
             } catch {
                 return .failure(.decoding(path: "$", reason: "\(error)"))
             }
-        }
-    }
-
-    private static func reason(for error: any Error) -> String {
-        guard let error = error as? URLError else { return error.localizedDescription }
-        switch error.code {
-        case .cannotConnectToHost: return "connection refused"
-        case .timedOut: return "timed out"
-        case .notConnectedToInternet: return "no network"
-        case .cannotFindHost, .dnsLookupFailed: return "host not found"
-        case .cancelled: return "cancelled"
-        default: return "URL error \(error.code.rawValue)"
         }
     }
 

@@ -80,6 +80,14 @@ extension ExternalProcessTests {
             #expect(run.status == 1)
             #expect(run.errors == "PostsDemo: cannot write the output: No space left on device\n")
         }
+
+        @Test func theTimeoutBoundsABodyThatTricklesIn() throws {
+            let start = ContinuousClock.now
+            let run = try DemoRun(["--url", server.url("trickle").absoluteString, "--timeout", "3", "--once"])
+            #expect(ContinuousClock.now - start < .seconds(10))
+            #expect(run.status == 1)
+            #expect(run.errors == "error: 127.0.0.1 answered, but the response did not finish within 3 s\n")
+        }
     }
 }
 

@@ -38,3 +38,35 @@ extension ExternalProcessTests {
         }
     }
 }
+
+extension ExternalProcessTests.LiveClientTests {
+    @Test func aBodyThatTricklesInIsBoundedByTheTimeout() async {
+        let start = ContinuousClock.now
+        let result = await PostsClient.live(url: server.url("trickle"), timeout: 1.5).fetch()
+        #expect(ContinuousClock.now - start < .seconds(5))
+        #expect(
+            result == .failure(.response(host: "127.0.0.1", reason: "the response did not finish within 1.5 s")))
+    }
+
+    @Test func aServerThatDoesNotAnswerInTimeIsNotReached() async {
+        let result = await PostsClient.live(url: server.url("slow/posts.json"), timeout: 1).fetch()
+        #expect(result == .failure(.transport(host: "127.0.0.1", reason: "no answer within 1 s")))
+    }
+
+    @Test func aConnectionClosedMidResponseSaysSo() async {
+        let result = await PostsClient.live(url: server.url("cut"), timeout: 5).fetch()
+        #expect(result == .failure(.response(host: "127.0.0.1", reason: "the connection closed mid-response")))
+    }
+
+    @Test func redirectLoopsAndRedirectsAwayFromHTTPSaySo() async {
+        let loop = await PostsClient.live(url: server.url("loop"), timeout: 5).fetch()
+        #expect(loop == .failure(.response(host: "127.0.0.1", reason: "its redirects loop (too many redirects)")))
+        let ftp = await PostsClient.live(url: server.url("ftp"), timeout: 5).fetch()
+        #expect(
+            ftp
+                == .failure(
+                    .response(
+                        host: "127.0.0.1",
+                        reason: "it redirects to an unsupported URL (only http and https are followed)")))
+    }
+}
