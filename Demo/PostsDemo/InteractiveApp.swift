@@ -2,12 +2,20 @@ import CacheStore
 import Foundation
 import PostsFeature
 
-/// The interactive screen: keys in, the screen redrawn on every state change and spinner tick.
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
+/// The interactive screen: keys and signals in, the rows that changed redrawn on every state
+/// change and spinner tick.
 final class InteractiveApp: Sendable {
     private let store: Store<PostsKey, PostsAction, PostsClient>
     private let userFilter: Store<UserFilterKey, UserFilterAction, Void>
     private let source: String
     private let spinner = SpinnerClock()
+    private let terminal = Terminal()
 
     init(store: Store<PostsKey, PostsAction, PostsClient>, source: String) {
         self.store = store
@@ -15,10 +23,10 @@ final class InteractiveApp: Sendable {
         self.source = source
     }
 
-    /// Runs until `q`, the end of input, or a signal.
+    /// Runs until `q`, the end of input, or a signal that ends the program.
     func run() async {
-        Terminal.enterRawMode()
-        defer { Terminal.restore() }
+        terminal.enterRawMode()
+        Signals.watch([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT, SIGWINCH]) { [self] in handle(signal: $0) }
         fitPageSizeToTerminal()
         let redraws = Task { [self] in
             for await _ in store.changes { redraw() }
@@ -42,32 +50,99 @@ final class InteractiveApp: Sendable {
     private func readKeysUntilQuit() async {
         await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             Thread { [self] in
-                while let key = Terminal.readKey(), key != "q" { handle(key) }
+                while let key = Key.read(), handle(key) {}
+                terminal.close()  // before anything else: no frame may follow
                 done.resume()
             }.start()
         }
     }
 
-    private func handle(_ key: Character) {
-        switch key {
-        case "r": store.handle(action: .load)
-        case "c": store.handle(action: .cancel)
-        case "n", " ": store.handle(action: .nextPage)
-        case "p": store.handle(action: .previousPage)
-        case "u": userFilter.handle(action: .selectNextUser)
-        default: return
+    /// Ctrl-Z stops with the terminal as the shell expects it; `fg` brings raw mode and the screen
+    /// back; a resize redraws at once; a signal that ends the program restores the terminal first.
+    private func handle(signal: Int32) {
+        switch signal {
+        case SIGTSTP:
+            terminal.restore()
+            Signals.raiseWithDefaultAction(SIGTSTP)  // stops here until SIGCONT
+            Signals.catchSignal(SIGTSTP)
+        case SIGCONT:
+            terminal.enterRawMode()
+            fitPageSizeToTerminal()
+            redraw()
+        case SIGWINCH:
+            terminal.invalidate()
+            fitPageSizeToTerminal()
+            redraw()
+        default:
+            terminal.close()
+            Signals.raiseWithDefaultAction(signal)
         }
-        fitPageSizeToTerminal()
+    }
+
+    /// Acts on `key`; false when it quits.
+    private func handle(_ key: Key) -> Bool {
+        let action: PostsAction?
+        if store.view == .list {
+            switch key {
+            case .character("q"): return false
+            case .character("r"): action = .load
+            case .character("c"): action = .cancel
+            case .character("n"), .character(" "), .pageDown: action = .nextPage
+            case .character("p"), .pageUp: action = .previousPage
+            case .character("j"), .down: action = .selectNext
+            case .character("k"), .up: action = .selectPrevious
+            case .character("g"), .home: action = .selectFirst
+            case .character("G"), .end: action = .selectLast
+            case .enter: action = .open
+            case .character("?"): action = .showHelp
+            case .character("u"):
+                userFilter.handle(action: .selectNextUser)
+                action = nil
+            default: action = nil
+            }
+        } else {
+            action = readingAction(for: key)
+        }
+        if let action { store.handle(action: action) }
+        if key == .redraw {
+            terminal.invalidate()
+            redraw()
+        }
+        return true
+    }
+
+    /// Scrolling a post or the help, and going back.
+    private func readingAction(for key: Key) -> PostsAction? {
+        let size = Terminal.size
+        let screen = PostsScreen(store: store, source: source)
+        let page = PostsScreen.listRows(height: size.rows)
+        let last = screen.lastScrollLine(width: size.columns, height: size.rows)
+        let line: Int
+        switch store.view {
+        case .post(let current), .help(let current): line = min(current, last)
+        case .list: return nil
+        }
+        switch key {
+        case .escape, .character("q"), .character("?"): return .back
+        case .down, .character("j"), .enter: return .scroll(to: min(line + 1, last))
+        case .up, .character("k"): return .scroll(to: max(0, line - 1))
+        case .pageDown, .character(" "), .character("n"): return .scroll(to: min(line + page, last))
+        case .pageUp, .character("p"): return .scroll(to: max(0, line - page))
+        case .home, .character("g"): return .scroll(to: 0)
+        case .end, .character("G"): return .scroll(to: last)
+        default: return nil
+        }
     }
 
     private func fitPageSizeToTerminal() {
-        let rows = max(1, Terminal.size.rows - PostsScreen.chromeLines)
+        let rows = PostsScreen.listRows(height: Terminal.size.rows)
         if rows != store.pageSize { store.handle(action: .setPageSize(rows)) }
     }
 
     private func redraw() {
-        let screen = PostsScreen(store: store, source: source)
-        Terminal.draw(screen.lines(width: Terminal.size.columns, spinnerFrame: spinner.frame))
+        terminal.draw { rows, columns in
+            PostsScreen(store: store, source: source).lines(width: columns, height: rows, spinnerFrame: spinner.frame)
+        }
     }
 }
 
