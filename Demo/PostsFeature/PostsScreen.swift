@@ -59,7 +59,7 @@ public struct PostsScreen: Equatable, Sendable {
         let screen: (title: String, body: [String], status: String, keys: String)
         switch view {
         case .list:
-            screen = (header, listLines(width: width), status, footer(width: width, spinnerFrame: spinnerFrame))
+            screen = (header, listLines, status, footer(width: width, spinnerFrame: spinnerFrame))
         case .post(let line):
             let text = reading(width: width, height: height, from: line, post: true)
             let title = selectedPost.map(Self.heading) ?? header
@@ -103,7 +103,7 @@ public struct PostsScreen: Equatable, Sendable {
         "#\(post.id)  \(TerminalText.sanitized(post.title))"
     }
 
-    private func listLines(width: Int) -> [String] {
+    private var listLines: [String] {
         guard posts.isEmpty else {
             return posts.enumerated().map { offset, post in
                 (top + offset == selected ? "> " : "  ") + Self.heading(post)

@@ -49,8 +49,9 @@ extension ExternalProcessTests {
             try tmux.send("n")
             #expect(try tmux.waitForScreen { $0.contains("page 2/10") }.contains("#12  "))
             try tmux.send("q")
-            let after = try tmux.waitForScreen { !$0.contains("page 2/10") }
-            #expect(after.contains("$ fg\n\(DemoRun.binary.path)\n$"), "\(after)")
+            let shell = "$ fg\n\(DemoRun.binary.path)\n$"
+            let after = try tmux.waitForScreen { $0.contains(shell) }
+            #expect(after.contains(shell), "\(after)")
             #expect(try tmux.pane("alternate_on") == "0")
         }
 
