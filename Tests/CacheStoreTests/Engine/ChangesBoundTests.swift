@@ -11,8 +11,8 @@ import Testing
     /// bytes per key here).
     static let allowedGrowth = keys * 40
 
-    @Test func anUnconsumedIteratorStaysBounded() throws {
-        let report = try MemoryProbe.run("changes-unconsumed", count: Self.keys)
+    @Test func anUnconsumedIteratorStaysBounded() async throws {
+        let report = try await MemoryProbe.run("changes-unconsumed", count: Self.keys)
         #expect(
             report.growth <= Self.allowedGrowth,
             "\(Self.keys) changed keys waiting for an unconsumed iterator grew the heap by \(report.growth) bytes")

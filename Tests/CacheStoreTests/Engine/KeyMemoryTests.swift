@@ -9,25 +9,25 @@ import Testing
     /// 40 bytes per key, where today each key keeps its slot and its key path (about 800 bytes).
     static let allowedGrowth = keys * 40
 
-    @Test func keysSetReadAndRemovedLeaveNothingBehind() throws {
-        let growth = try MemoryProbe.run("keys-set-read-removed", count: Self.keys).growth
+    @Test func keysSetReadAndRemovedLeaveNothingBehind() async throws {
+        let growth = try await MemoryProbe.run("keys-set-read-removed", count: Self.keys).growth
         #expect(
             growth <= Self.allowedGrowth,
             "\(Self.keys) keys set, read and removed grew the heap by \(growth) bytes")
     }
 
-    @Test func askingAboutAbsentKeysLeavesNothingBehind() throws {
-        let growth = try MemoryProbe.run("contains-absent", count: Self.keys).growth
+    @Test func askingAboutAbsentKeysLeavesNothingBehind() async throws {
+        let growth = try await MemoryProbe.run("contains-absent", count: Self.keys).growth
         #expect(growth <= Self.allowedGrowth, "contains on \(Self.keys) absent keys grew the heap by \(growth) bytes")
     }
 
     /// The probe itself: a scenario that keeps 100 bytes per key is measured as at least that.
-    @Test func theProbeSeesWhatAScenarioKeeps() throws {
-        let growth = try MemoryProbe.run("retain-each", count: 10_000).growth
+    @Test func theProbeSeesWhatAScenarioKeeps() async throws {
+        let growth = try await MemoryProbe.run("retain-each", count: 10_000).growth
         #expect(growth >= 10_000 * 100)
     }
 
-    @Test func theProbeReportsAnUnknownScenario() {
-        #expect(throws: MemoryProbe.Failure.self) { try MemoryProbe.run("no-such-scenario", count: 1) }
+    @Test func theProbeReportsAnUnknownScenario() async {
+        await #expect(throws: MemoryProbe.Failure.self) { try await MemoryProbe.run("no-such-scenario", count: 1) }
     }
 }

@@ -11,7 +11,7 @@ import Foundation
 /// megabytes while a measurement runs.
 enum MemoryProbe {
     /// What one run of the probe printed.
-    struct Report {
+    struct Report: Sendable {
         /// The bytes the heap grew by over the scenario's keys.
         var growth: Int
         /// The lines the scenario printed after the growth.
@@ -31,10 +31,16 @@ enum MemoryProbe {
 
     private final class BundleMarker {}
 
-    /// Runs `scenario` over `count` keys in a probe process and reads its report.
+    /// Runs `scenario` over `count` keys in a probe process and reads its report, waiting on a thread
+    /// of its own: under ThreadSanitizer a probe runs for tens of seconds, which would hold one of the
+    /// concurrency pool's two threads from every other test.
     ///
     /// - Throws: ``Failure`` when the probe cannot be started or prints no growth.
-    static func run(_ scenario: String, count: Int) throws -> Report {
+    static func run(_ scenario: String, count: Int) async throws -> Report {
+        try await offThePool { Result { try runWaiting(scenario, count: count) } }.get()
+    }
+
+    private static func runWaiting(_ scenario: String, count: Int) throws -> Report {
         let command = "'\(binary.path)' \(scenario) \(count)"
         guard let pipe = popen(command, "r") else { throw Failure(description: "could not start \(command)") }
         var output = Data()
