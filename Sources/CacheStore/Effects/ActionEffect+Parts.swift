@@ -1,7 +1,7 @@
 extension ActionEffect {
     /// One thing starting an effect does. ``forEachPart(_:)`` turns any effect into these: the one
     /// interpretation of ``Operation`` that ``Store`` and `TestStore` share.
-    package enum Part {
+    @usableFromInline package enum Part {
         /// Handle this action right after the current one.
         case action(Action)
         /// Cancel the effect running under this id.
@@ -12,6 +12,7 @@ extension ActionEffect {
     }
 
     /// Calls `body` with each part of the effect, in order; a merged effect's parts one by one.
+    @inlinable
     package func forEachPart(_ body: (Part) -> Void) {
         switch operation {
         case .action(let action):

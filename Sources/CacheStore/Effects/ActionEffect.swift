@@ -45,10 +45,10 @@ public struct ActionEffect<Action> {
     /// The identity under which the effect runs; a new effect with the same id replaces it.
     public let id: AnyHashable
     /// What the effect does; `package` so that `TestStore` can run effects itself.
-    package let operation: Operation
+    @usableFromInline package let operation: Operation
 
     /// The kinds of work an effect does.
-    package enum Operation {
+    @usableFromInline package enum Operation {
         /// An action to handle at once, right after the current one.
         case action(Action)
         /// An async operation that may end in one action.

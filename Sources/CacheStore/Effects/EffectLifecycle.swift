@@ -23,6 +23,7 @@
 ///   nothing the effect sent is handled any more.
 ///
 /// A value type; ``EffectRunner`` guards it with its lock.
+@usableFromInline
 struct EffectLifecycle {
     enum State {
         case running
@@ -49,9 +50,10 @@ struct EffectLifecycle {
     }
 
     /// One start of an effect: its id, and the token that tells it from later starts with the same id.
+    @usableFromInline
     struct Ticket: @unchecked Sendable {
-        let id: AnyHashable
-        let token: UInt64
+        @usableFromInline let id: AnyHashable
+        @usableFromInline let token: UInt64
     }
 
     private var entries: [AnyHashable: Entry] = [:]

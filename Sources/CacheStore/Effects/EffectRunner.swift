@@ -4,7 +4,7 @@
 /// end): tasks are started and cancelled, and actions handled, with it released.
 @usableFromInline
 final class EffectRunner: @unchecked Sendable {
-    typealias Ticket = EffectLifecycle.Ticket
+    @usableFromInline typealias Ticket = EffectLifecycle.Ticket
 
     private let lock = ConditionLock()
     private var lifecycle = EffectLifecycle()
@@ -19,6 +19,7 @@ final class EffectRunner: @unchecked Sendable {
     /// Starts `body` in a task under `id`, cancelling the effect running under it first.
     ///
     /// - Parameter body: The effect's work; it gets the ticket to pass to the other methods.
+    @usableFromInline
     func start(_ id: AnyHashable, _ body: @escaping @Sendable (Ticket) async -> Void) {
         let (ticket, replaced) = lock.withLock { lifecycle.start(id) }
         lock.broadcast()  // a canceller waiting on the effect this one replaces may stop waiting
@@ -28,11 +29,13 @@ final class EffectRunner: @unchecked Sendable {
     }
 
     /// Admits an action the effect sent, to be handled now by the calling thread.
+    @usableFromInline
     func beginDelivery(_ ticket: Ticket) -> Bool {
         lock.withLock { lifecycle.beginDelivery(ticket, on: .current) }
     }
 
     /// The admitted action has been handled.
+    @usableFromInline
     func endDelivery(_ ticket: Ticket) {
         lock.lock()
         let isAwaited = lifecycle.endDelivery(ticket)
@@ -41,6 +44,7 @@ final class EffectRunner: @unchecked Sendable {
     }
 
     /// Ends the effect; returns whether it was still running (so its last action may be handled).
+    @usableFromInline
     func finish(_ ticket: Ticket) -> Bool {
         lock.withLock { lifecycle.finish(ticket) }
     }
@@ -52,6 +56,7 @@ final class EffectRunner: @unchecked Sendable {
     ///
     /// - Returns: Whether an effect was running under `id` and nothing it sends will be handled.
     @discardableResult
+    @usableFromInline
     func cancel(_ id: AnyHashable) -> Bool {
         let me = ThreadID.current
         let (cancellation, task) = lock.withLock { lifecycle.cancel(id, on: me) }

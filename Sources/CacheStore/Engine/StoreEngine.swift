@@ -146,7 +146,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     }
 
     /// Starts `effect`: an immediate action is queued, async work runs in a task of its own.
-    @usableFromInline
+    @inlinable
     func start(_ effect: ActionEffect<Action>) {
         effect.forEachPart { part in
             switch part {
@@ -165,6 +165,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
 
     /// Ends the effect of `ticket` in the turn, after every action it sent, and handles its last
     /// action, unless it was cancelled or replaced by then.
+    @inlinable
     func finish(_ ticket: EffectRunner.Ticket, delivering last: Action?) {
         perform { [self] in
             guard effects.finish(ticket), let last else { return }
@@ -176,6 +177,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     ///
     /// The check runs in the action's turn, just before its handler: a cancel that comes first
     /// always wins (see ``EffectLifecycle``).
+    @inlinable
     func deliver(_ action: Action, from ticket: EffectRunner.Ticket) {
         perform { [self] in
             guard effects.beginDelivery(ticket) else { return }
