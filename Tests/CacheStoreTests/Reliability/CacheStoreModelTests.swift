@@ -9,14 +9,15 @@ import Testing
 /// key-transformed scope that names keys 0..<8 "k0"…"k7" (other names live in the scope only);
 /// `nested`, a key-subset scope of `named` showing "k0"…"k3" and "extra".
 ///
-/// A failure names its seed; set `CACHESTORE_MODEL_SEED` to replay that seed alone.
+/// A failure names its seed; set `CACHESTORE_MODEL_SEED` to replay that seed alone. ``Soak`` says how
+/// many seeds and steps run (few by default, the full soak with `CACHESTORE_SOAK=1`).
 @Suite(.serialized) struct CacheStoreModelTests {
-    static let steps = 10_000
+    static let steps = Soak.modelSteps
     static var seeds: [UInt64] {
         if let text = ProcessInfo.processInfo.environment["CACHESTORE_MODEL_SEED"], let seed = UInt64(text) {
             return [seed]
         }
-        return (1...20).map { UInt64($0) &* 0x5DEE_CE66D }
+        return (1...Soak.seedCount).map { UInt64($0) &* 0x5DEE_CE66D }
     }
 
     /// Seeds run one at a time, each off the concurrency pool: the runs are CPU-bound.
