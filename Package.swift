@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 let package = Package(
@@ -31,6 +31,16 @@ let package = Package(
             name: "PostsDemoTests",
             dependencies: ["PostsFeature", "PostsDemo", "CacheStoreTesting"],
             resources: [.copy("Fixtures")]
+        ),
+        // The README's code in an app target as Xcode 26's template makes it: main-actor isolation by default.
+        .testTarget(
+            name: "MainActorAppTests",
+            dependencies: ["CacheStore", "CacheStoreTesting"],
+            swiftSettings: [
+                .defaultIsolation(MainActor.self),
+                .enableUpcomingFeature("InferIsolatedConformances"),
+                .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
+            ]
         ),
         // The seed README's tests as an existing user wrote them, in Swift 5 language mode.
         .testTarget(

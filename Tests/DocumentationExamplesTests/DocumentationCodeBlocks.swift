@@ -65,9 +65,13 @@ struct DocumentationCodeBlocks {
         lines.split(whereSeparator: { $0.trimmingCharacters(in: .whitespaces).isEmpty }).map(Array.init)
     }
 
-    /// The Swift files that compile documentation code, with their lines.
-    static func compiledSources() throws -> [(path: String, lines: [String])] {
-        try compiledFolders.flatMap { folder in
+    /// The test target that compiles the README's code with main-actor isolation by default, as an
+    /// app target of Xcode 26's template does.
+    static let mainActorAppFolder = "Tests/MainActorAppTests"
+
+    /// The Swift files of `folders` (by default, those that compile documentation code), with their lines.
+    static func compiledSources(in folders: [String] = compiledFolders) throws -> [(path: String, lines: [String])] {
+        try folders.flatMap { folder in
             try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent(folder).path)
                 .filter { $0.hasSuffix(".swift") }.sorted()
                 .map { file in
@@ -136,6 +140,17 @@ struct DocumentationCodeBlocks {
         }
         // Guards against checking nothing: the README and eight articles have more blocks than this.
         #expect(checked >= 30)
+    }
+
+    @Test func everySwiftBlockOfTheReadmeIsCompiledInAMainActorApp() throws {
+        let sources = try DocumentationCodeBlocks.compiledSources(in: [DocumentationCodeBlocks.mainActorAppFolder])
+        let blocks = DocumentationCodeBlocks.swiftBlocks(
+            in: try DocumentationCodeBlocks.text(of: "README.md"), path: "README.md")
+        #expect(blocks.count == 2)
+        for block in blocks {
+            let matched = sources.map { DocumentationCodeBlocks.matchedParagraphCount(of: block, in: $0.lines) }.max()
+            #expect(matched == block.paragraphs.count, "\(block.location) is not in \(sources.map(\.path))")
+        }
     }
 
     @Test func everyArticleIsFound() {

@@ -4,7 +4,7 @@ import Testing
 
 // The examples of the Getting started article (Documentation.docc/GettingStarted.md).
 
-enum CartKey { case items, total, updatedAt }
+nonisolated enum CartKey { case items, total, updatedAt }
 
 enum CartAction {
     case add(name: String, price: Int)

@@ -4,7 +4,7 @@ import Testing
 
 // README.md's quick start and Testing example, as the README shows them.
 
-enum Key { case count, isSaving }
+nonisolated enum Key { case count, isSaving }  // keys are used from any thread
 enum Action { case increment, save, saved }
 
 let handler = StoreActionHandler<Key, Action, Void> { state, action, _ in

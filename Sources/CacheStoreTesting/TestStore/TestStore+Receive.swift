@@ -29,7 +29,10 @@ extension TestStore {
     ///   - line: Where a failure is reported (defaults to the caller).
     ///   - column: Where a failure is reported (defaults to the caller).
     ///   - expecting: Applies the changes the received action should make to the state.
-    public func receive(
+    ///
+    /// It runs on the caller's actor (`nonisolated(nonsending)`), so a `@MainActor` test passes its
+    /// `expecting` closure without sending it to another isolation domain.
+    nonisolated(nonsending) public func receive(
         _ action: Action,
         fileID: StaticString = #fileID,
         file: StaticString = #filePath,
