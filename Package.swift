@@ -1,6 +1,18 @@
 // swift-tools-version: 6.2
 import PackageDescription
 
+/// The libraries' strictness: `any` spelled out on every existential, and an import for every module whose
+/// members a file uses.
+let strictLibrarySettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+]
+
+/// And `Sendable` stated, or ruled out, on every public type: `-require-explicit-sendable` as a manifest
+/// setting (an unsafe flag would make the package unusable as a versioned dependency; CI fails on any
+/// warning). Only CacheStoreTesting builds clean with it so far.
+let explicitSendable: [SwiftSetting] = [.treatWarning("ExplicitSendable", as: .warning)]
+
 let package = Package(
     name: "CacheStore",
     platforms: [.macOS(.v14), .iOS(.v17), .tvOS(.v17), .watchOS(.v10)],
@@ -10,8 +22,12 @@ let package = Package(
         .executable(name: "PostsDemo", targets: ["PostsDemo"]),
     ],
     targets: [
-        .target(name: "CacheStore"),
-        .target(name: "CacheStoreTesting", dependencies: ["CacheStore"]),
+        .target(name: "CacheStore", swiftSettings: strictLibrarySettings),
+        .target(
+            name: "CacheStoreTesting",
+            dependencies: ["CacheStore"],
+            swiftSettings: strictLibrarySettings + explicitSendable
+        ),
         // Run with `swift run -c release CacheStoreBenchmarks`.
         .executableTarget(
             name: "CacheStoreBenchmarks",

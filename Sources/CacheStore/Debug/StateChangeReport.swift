@@ -1,6 +1,6 @@
 /// Renders state changes for people: the debug log's per-action report.
 @usableFromInline
-package enum StateChangeReport {
+package enum StateChangeReport: Sendable {
     /// The report of one action: its name, then each key that changed, or `(no state change)`.
     ///
     /// ```

@@ -28,7 +28,7 @@ import XCTest
 /// - ``withHandler(_:operation:)-9tz4n``
 /// - ``withHandler(_:operation:)-8n6tp``
 /// - ``SendableHandler``
-public enum TestStoreFailure {
+public enum TestStoreFailure: Sendable {
     /// Receives a failure's message, file (as `#filePath`) and line. `XCTFail` is one.
     ///
     /// It is not `@Sendable`, so that `XCTFail` (which is not marked) can be assigned as is; it is
