@@ -55,6 +55,10 @@ import Foundation
 /// ### The store under test
 ///
 /// - ``store``
+/// - ``content(using:)``
+/// - ``content(using:fileID:file:line:column:expecting:)``
+/// - ``debug``
+/// - ``debug(_:)``
 public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependency>: @unchecked Sendable {
     /// The store under test. Read its state with `get`; send actions through the test store.
     public let store: Store<Key, Action, Dependency>
