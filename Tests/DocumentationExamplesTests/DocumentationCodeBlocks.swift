@@ -153,6 +153,19 @@ struct DocumentationCodeBlocks {
         }
     }
 
+    /// Article code wider than 80 columns scrolls sideways on a 1280-pixel screen. (Quoted failure
+    /// messages keep their real width: tests compare them with what the library reports.)
+    @Test func everySwiftLineOfTheArticlesFitsIn80Columns() throws {
+        for article in DocumentationCodeBlocks.documents where article != "README.md" {
+            let text = try DocumentationCodeBlocks.text(of: article)
+            for block in DocumentationCodeBlocks.swiftBlocks(in: text, path: article) {
+                for line in block.paragraphs.joined() where line.count > 80 {
+                    Issue.record("\(block.location): a line is \(line.count) columns wide: \(line)")
+                }
+            }
+        }
+    }
+
     @Test func everyArticleIsFound() {
         #expect(
             DocumentationCodeBlocks.documents == [

@@ -19,7 +19,10 @@ struct SearchClient: Sendable {
     var search: @Sendable (String) async -> [String]
 }
 
-let searchHandler = StoreActionHandler<SearchKey, SearchAction, SearchClient> { state, action, client in
+typealias SearchHandler =
+    StoreActionHandler<SearchKey, SearchAction, SearchClient>
+
+let searchHandler = SearchHandler { state, action, client in
     switch action {
     case .search(let query):
         state.set(value: query, forKey: .query)
@@ -37,12 +40,13 @@ let searchHandler = StoreActionHandler<SearchKey, SearchAction, SearchClient> { 
     }
 }
 
-let clearingHandler = StoreActionHandler<SearchKey, SearchAction, SearchClient> { state, action, client in
+let clearingHandler = SearchHandler { state, action, client in
     if case .search("") = action {
         state.remove(.results)
         return ActionEffect(.cancel)
     }
-    return searchHandler.handle(store: &state, action: action, dependency: client)
+    return searchHandler.handle(
+        store: &state, action: action, dependency: client)
 }
 
 enum DownloadKey { case progress, data }
@@ -51,8 +55,10 @@ enum DownloadAction {
     case progress(Double)
     case finished(Data)
 }
+typealias DownloadHandler =
+    StoreActionHandler<DownloadKey, DownloadAction, Void>
 
-let downloadHandler = StoreActionHandler<DownloadKey, DownloadAction, Void> { state, action, _ in
+let downloadHandler = DownloadHandler { state, action, _ in
     switch action {
     case .start:
         return .run(id: "download") { send in
@@ -98,18 +104,18 @@ actor Catalog {
 
 @Suite struct EffectsExamples {
     @Test func aNewSearchCancelsTheOneInFlight() async {
-        let catalog = Catalog()
+        let slowClient = SearchClient { query in
+            try? await Task.sleep(for: .milliseconds(300))  // a slow network
+            return ["\(query) result"]
+        }
+
         let search = Store(
-            initialValues: [:],
-            actionHandler: searchHandler,
-            dependency: SearchClient(search: { query in await catalog.matches(for: query) })
-        )
+            initialValues: [:], actionHandler: searchHandler, dependency: slowClient)
         search.handle(action: .search("s"))
         search.handle(action: .search("sw"))
-        search.handle(action: .search("swift"))  // the searches for "s" and "sw" are cancelled
+        search.handle(action: .search("swift"))  // cancels "s" and "sw"
         #expect(search.runningEffectIDs == [AnyHashable(SearchID.search)])
 
-        await catalog.release()
         #expect(await eventually { search.get(.isSearching, as: Bool.self) == false })
         #expect(search.get(.results, as: [String].self) == ["swift result"])
         #expect(search.runningEffectIDs.isEmpty)
@@ -150,6 +156,8 @@ actor Catalog {
         }
         store.handle(action: .start)
         #expect(await eventually { store.get(.data, as: Data.self) == Data([1, 2, 3, 4]) })
+        // The last report is written just after the state it reports becomes visible.
+        #expect(await eventually { reports.withLock { $0.count } == 6 })
         #expect(store.get(.progress, as: Double.self) == 1)
         let actions = reports.withLock { $0 }.compactMap { $0.split(separator: "\n").first }
         #expect(

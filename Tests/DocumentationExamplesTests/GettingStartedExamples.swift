@@ -11,11 +11,17 @@ enum CartAction {
     case clear
 }
 
-let cartHandler = StoreActionHandler<CartKey, CartAction, Void> { state, action, _ in
+typealias CartHandler = StoreActionHandler<CartKey, CartAction, Void>
+
+let cartHandler = CartHandler { state, action, _ in
     switch action {
     case .add(let name, let price):
-        state.update(.items, as: [String].self) { items in items = (items ?? []) + [name] }
-        state.update(.total, as: Int.self) { total in total = (total ?? 0) + price }
+        state.update(.items, as: [String].self) { items in
+            items = (items ?? []) + [name]
+        }
+        state.update(.total, as: Int.self) { total in
+            total = (total ?? 0) + price
+        }
     case .clear:
         state.remove(.items)
         state.set(value: 0, forKey: .total)
@@ -27,8 +33,12 @@ struct Clock: Sendable {
     var now: @Sendable () -> Date
 }
 
-let timedCartHandler = StoreActionHandler<CartKey, CartAction, Clock> { state, action, clock in
-    let effect = cartHandler.handle(store: &state, action: action, dependency: ())
+typealias TimedCartHandler =
+    StoreActionHandler<CartKey, CartAction, Clock>
+
+let timedCartHandler = TimedCartHandler { state, action, clock in
+    let effect = cartHandler.handle(
+        store: &state, action: action, dependency: ())
     state.set(value: clock.now(), forKey: .updatedAt)
     return effect
 }

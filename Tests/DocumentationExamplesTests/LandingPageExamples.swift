@@ -19,7 +19,7 @@ import Testing
 
     let store = Store(initialValues: [.count: 0], actionHandler: handler)
     store.handle(action: .increment)
-    let count = store.get(.count, as: Int.self)  // 1: handled before `handle` returned
+    let count = store.get(.count, as: Int.self)  // 1: handled already
     #expect(count == 1)
 
     store.handle(action: .incrementLater)

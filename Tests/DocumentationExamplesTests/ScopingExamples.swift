@@ -27,7 +27,10 @@ let settingsKeys: BiDirectionalTransformation<AppKey?, SettingsKey?> = (
 enum AppAction { case settingsChanged }
 enum SettingsAction { case setFontSize(Int) }
 
-let settingsHandler = StoreActionHandler<SettingsKey, SettingsAction, Void> { state, action, _ in
+typealias SettingsHandler =
+    StoreActionHandler<SettingsKey, SettingsAction, Void>
+
+let settingsHandler = SettingsHandler { state, action, _ in
     switch action {
     case .setFontSize(let size):
         state.set(value: size, forKey: .fontSize)
@@ -35,14 +38,16 @@ let settingsHandler = StoreActionHandler<SettingsKey, SettingsAction, Void> { st
     return .none
 }
 
+typealias AppHandler = StoreActionHandler<AppKey, AppAction, Void>
+
 @Suite struct ScopingExamples {
     @Test func aKeySubsetScopeIsALiveView() {
         let app = CacheStore<AppKey>(initialValues: [.theme: "dark"])
         let session = app.scope(keys: [.token, .userID])
 
         session.set(value: "t0k3n", forKey: .token)
-        let token = app.get(.token, as: String.self)  // "t0k3n": written through the scope
-        let theme = session.get(.theme, as: String.self)  // nil: .theme is not in the scope
+        let token = app.get(.token, as: String.self)  // "t0k3n": set via the scope
+        let theme = session.get(.theme, as: String.self)  // nil: not in the scope
         #expect(token == "t0k3n")
         #expect(theme == nil)
 
@@ -52,10 +57,12 @@ let settingsHandler = StoreActionHandler<SettingsKey, SettingsAction, Void> { st
 
     @Test func aTransformedScopeHasItsOwnKeys() {
         let app = CacheStore<AppKey>(initialValues: [.theme: "dark"])
-        let settings = app.scope(keyTransformation: settingsKeys, defaultCache: [.isPreviewing: false])
+        let settings = app.scope(
+            keyTransformation: settingsKeys, defaultCache: [.isPreviewing: false])
         settings.set(value: 14, forKey: .fontSize)
         let fontSize = app.get(.fontSize, as: Int.self)  // 14
-        let isPreviewing = settings.get(.isPreviewing, as: Bool.self)  // false: the scope's own key
+        // false: .isPreviewing is the scope's own key
+        let isPreviewing = settings.get(.isPreviewing, as: Bool.self)
         #expect(fontSize == 14)
         #expect(isPreviewing == false)
         #expect(settings.get(.theme, as: String.self) == "dark")
@@ -65,7 +72,7 @@ let settingsHandler = StoreActionHandler<SettingsKey, SettingsAction, Void> { st
     @Test func aScopedStoreForwardsActionsToItsParent() {
         let appStore = Store(
             initialValues: [.fontSize: 12],
-            actionHandler: StoreActionHandler<AppKey, AppAction, Void> { state, action, _ in
+            actionHandler: AppHandler { state, action, _ in
                 switch action {
                 case .settingsChanged:
                     state.set(value: "custom", forKey: .theme)
@@ -77,12 +84,13 @@ let settingsHandler = StoreActionHandler<SettingsKey, SettingsAction, Void> { st
         let settingsStore = appStore.scope(
             keyTransformation: settingsKeys,
             actionHandler: settingsHandler,
-            actionTransformation: { settingsAction in settingsAction.map { _ in .settingsChanged } }
+            actionTransformation: { action in action.map { _ in .settingsChanged } }
         )
 
         settingsStore.handle(action: .setFontSize(16))
         let appFontSize = appStore.get(.fontSize, as: Int.self)  // 16
-        let appTheme = appStore.get(.theme, as: String.self)  // "custom": the forwarded action ran
+        // "custom": the forwarded action ran in the parent
+        let appTheme = appStore.get(.theme, as: String.self)
         #expect(appFontSize == 16)
         #expect(appTheme == "custom")
         #expect(settingsStore.get(.theme, as: String.self) == "custom")

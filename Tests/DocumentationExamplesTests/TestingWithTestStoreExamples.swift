@@ -20,7 +20,9 @@ struct FeedClient: Sendable {
     var track: @Sendable (String) -> Void
 }
 
-let feedHandler = StoreActionHandler<FeedKey, FeedAction, FeedClient> { state, action, client in
+typealias FeedHandler = StoreActionHandler<FeedKey, FeedAction, FeedClient>
+
+let feedHandler = FeedHandler { state, action, client in
     switch action {
     case .load:
         state.set(value: true, forKey: .isLoading)
@@ -55,7 +57,8 @@ let feedHandler = StoreActionHandler<FeedKey, FeedAction, FeedClient> { state, a
 }
 
 @Test func addingToTheCart() async {
-    let store = TestStore(initialValues: [.total: 0], actionHandler: cartHandler, dependency: ())
+    let store = TestStore(
+        initialValues: [.total: 0], actionHandler: cartHandler, dependency: ())
 
     store.send(.add(name: "Tea", price: 4)) { state in
         state.set(value: ["Tea"], forKey: .items)

@@ -8,18 +8,24 @@ import Testing
 enum TallyKey { case count, changes }
 enum TallyAction { case increment, recordChange }
 
+typealias TallyHandler = StoreActionHandler<TallyKey, TallyAction, Void>
+
+let tallyHandler = TallyHandler { state, action, _ in
+    switch action {
+    case .increment:
+        state.update(.count, as: Int.self) { count in count = (count ?? 0) + 1 }
+    case .recordChange:
+        state.update(.changes, as: Int.self) { changes in
+            changes = (changes ?? 0) + 1
+        }
+    }
+    return .none
+}
+
 @Suite struct ThreadingExamples {
     @Test func actionsFromManyTasksAreHandledOneAtATime() async {
         let tally = Store(
-            initialValues: [.count: 0, .changes: 0],
-            actionHandler: StoreActionHandler<TallyKey, TallyAction, Void> { state, action, _ in
-                switch action {
-                case .increment: state.update(.count, as: Int.self) { count in count = (count ?? 0) + 1 }
-                case .recordChange: state.update(.changes, as: Int.self) { changes in changes = (changes ?? 0) + 1 }
-                }
-                return .none
-            }
-        )
+            initialValues: [.count: 0, .changes: 0], actionHandler: tallyHandler)
 
         await withTaskGroup(of: Void.self) { group in
             for _ in 0..<1_000 {
@@ -32,10 +38,10 @@ enum TallyAction { case increment, recordChange }
         withObservationTracking {
             _ = tally.get(.count, as: Int.self)
         } onChange: {
-            tally.handle(action: .recordChange)  // queued: handled after the action that changed .count
+            tally.handle(action: .recordChange)  // queued, handled after .increment
         }
         tally.handle(action: .increment)
-        let changes = tally.get(.changes, as: Int.self)  // 1: handled before `handle` returned
+        let changes = tally.get(.changes, as: Int.self)  // 1: handled already
         #expect(changes == 1)
         #expect(tally.get(.count, as: Int.self) == 1_001)
     }
