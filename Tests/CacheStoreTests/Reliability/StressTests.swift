@@ -21,10 +21,9 @@ import Testing
             actionHandler: scopedStressHandler,
             dependencyTransformation: { $0 })
         let observations = ObservationCounter(store: store)
-        let streamed = Task { () -> Int in
-            var batches = 0
-            for await _ in store.changes { batches += 1 }
-            return batches
+        let streamedBatches = Recorder<Void>()
+        let streamed = Task {
+            for await _ in store.changes { streamedBatches.append(()) }
         }
         let sent = LockedCounts()
 
@@ -45,8 +44,14 @@ import Testing
         let delivered = store.get(.deliveredEffects, as: Int.self) ?? 0
         #expect(handled == sent.rootActions + delivered)
         #expect(observations.fired > 0)
+        // The stream's consumer starts concurrently, possibly after a short run's actions are all
+        // handled: one more action at a time until it reports a batch.
+        #expect(
+            await eventually {
+                store.handle(action: .increment(thread: 0))
+                return !streamedBatches.values.isEmpty
+            })
         streamed.cancel()
-        #expect(await streamed.value > 0)
     }
 
     /// Each of ``threads`` threads sends its share of the mixed actions, recording what it sent.
