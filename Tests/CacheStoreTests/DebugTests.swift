@@ -57,8 +57,8 @@ import Testing
                         "a rather long line of text number 1",
                         "a rather long line of text number 2",
                         "a rather long line of text number 3",
-                    −   "a rather long line of text number 4",
-                    +   "changed",
+                −       "a rather long line of text number 4",
+                +       "changed",
                         "a rather long line of text number 5",
                         "a rather long line of text number 6"
                       ]

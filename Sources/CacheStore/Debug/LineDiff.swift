@@ -59,3 +59,14 @@ package enum LineDiff {
         return result + old[i...].map(Line.removed) + new[j...].map(Line.added)
     }
 }
+
+extension LineDiff.Line {
+    /// The line with its mark, `−` removed, `+` added, a space kept, then a space and `indent`.
+    package func marked(indent: String = "") -> String {
+        switch self {
+        case .same(let text): "  " + indent + text
+        case .removed(let text): "− " + indent + text
+        case .added(let text): "+ " + indent + text
+        }
+    }
+}

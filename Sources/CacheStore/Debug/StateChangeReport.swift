@@ -1,6 +1,17 @@
 /// Renders state changes for people: the debug log's per-action report.
 @usableFromInline
 package enum StateChangeReport: Sendable {
+    /// The most bytes of one action's report by default: 64 KB, whatever the values.
+    package static let defaultMaxLength = 65_536
+
+    /// The report of one action, at most ``defaultMaxLength`` bytes: see ``debugText(action:changes:maxLength:)``.
+    @usableFromInline
+    package static func debugText<Key: Hashable & SendableMetatype, Action>(action: Action, changes: [StateChange<Key>])
+        -> String
+    {
+        debugText(action: action, changes: changes, maxLength: defaultMaxLength)
+    }
+
     /// The report of one action: its name, then each key that changed, or `(no state change)`.
     ///
     /// ```
@@ -9,20 +20,51 @@ package enum StateChangeReport: Sendable {
     ///   ~ .page: 1 → 2
     ///   - .error (was: "timeout")
     /// ```
-    @usableFromInline
-    package static func debugText<Key: Hashable & SendableMetatype, Action>(action: Action, changes: [StateChange<Key>])
-        -> String
-    {
+    ///
+    /// A value that spans several lines is shown as a line diff (see ``ValueDiff``). The report is cut
+    /// at about `maxLength` bytes, with a last line saying how much was left out; building it costs
+    /// O(`maxLength`) plus O(size) to compare each changed key's values.
+    ///
+    /// - Parameters:
+    ///   - action: The action handled.
+    ///   - changes: Each key written, with its values before and after.
+    ///   - maxLength: About the most bytes of the report.
+    package static func debugText<Key: Hashable & SendableMetatype, Action>(
+        action: Action, changes: [StateChange<Key>], maxLength: Int
+    ) -> String {
         var lines = ["[CacheStore] Action: \(ValueDump.inline(action))"]
-        let visible = changes.filter(\.isVisible).sorted { $0.keyText < $1.keyText }
+        let visible = changes.compactMap { change in change.visibleDifference.map { (change, $0) } }
+            .map { change, difference in (keyText: change.keyText, change: change, difference: difference) }
+            .sorted { $0.keyText < $1.keyText }
         if visible.isEmpty { lines.append("  (no state change)") }
-        for change in visible { lines += change.debugLines }
-        return lines.joined(separator: "\n")
+        var used = lines[0].utf8.count
+        for (index, entry) in visible.enumerated() {
+            guard used < maxLength else {
+                lines.append("  … \(visible.count - index) more changed keys not shown")
+                break
+            }
+            var limits = DumpNode.Limits.standard
+            limits.maxCharacters = max(256, (maxLength - used) / 2)
+            let entryLines = entry.change.debugLines(keyText: entry.keyText, difference: entry.difference, limits)
+            used += entryLines.reduce(0) { $0 + $1.utf8.count + 1 }
+            lines += entryLines
+        }
+        return cut(lines, toBytes: maxLength)
     }
 
-    /// What a change says when the two values differ only where their dumps are cut short.
-    package static let changedBeyondDump =
-        "changed past the first \(DumpNode.Limits.standard.maxChildren) elements shown (the dumps are the same)"
+    /// `lines` joined, cut to about `maxBytes` bytes, with a last line that says how many lines were cut.
+    package static func cut(_ lines: [String], toBytes maxBytes: Int) -> String {
+        var text = ""
+        for (index, line) in lines.enumerated() {
+            let length = text.utf8.count + line.utf8.count + 1
+            guard length <= maxBytes || index == 0 else {
+                return text + "\n… \(lines.count - index) more lines cut (the report is limited to \(maxBytes) bytes)"
+            }
+            if index > 0 { text += "\n" }
+            text += line.utf8.count > maxBytes ? line.truncated(to: maxBytes) : line
+        }
+        return text
+    }
 
     /// `lines` of a value placed after `head`: on the same line when the value is one line, else
     /// below it, indented.
@@ -37,38 +79,31 @@ extension StateChange {
 
     /// Whether the change is worth reporting: a value was added, removed, or became a different value.
     package var isVisible: Bool {
+        visibleDifference != nil
+    }
+
+    /// How the value changed, when it did: added, removed, or a different value.
+    var visibleDifference: ValueDifference? {
         switch (before, after) {
-        case (nil, nil): false
-        case (let before?, let after?): !isStructurallyEqual(before, after)
-        default: true
+        case (nil, nil): nil
+        case (let before?, let after?): firstDifference(before, after)
+        default: ValueDifference(path: [], kind: .value(characterOffset: nil))
         }
     }
 
-    fileprivate var debugLines: [String] {
+    fileprivate func debugLines(keyText: String, difference: ValueDifference, _ limits: DumpNode.Limits) -> [String] {
         switch (before, after) {
         case (nil, let after?):
-            return StateChangeReport.attach(ValueDump.lines(after), to: "  + \(keyText):", indent: "      ")
+            let lines = ValueDump.lines(after, limits: limits)
+            return StateChangeReport.attach(lines, to: "  + \(keyText):", indent: "      ")
         case (let before?, nil):
-            let lines = ValueDump.lines(before)
+            let lines = ValueDump.lines(before, limits: limits)
             guard lines.count > 1 else { return ["  - \(keyText) (was: \(lines[0]))"] }
             return ["  - \(keyText), was:"] + lines.map { "      " + $0 }
         default:
-            let old = ValueDump.lines(before)
-            let new = ValueDump.lines(after)
-            if old == new { return ["  ~ \(keyText): \(StateChangeReport.changedBeyondDump)"] }
-            if old.count == 1, new.count == 1 { return ["  ~ \(keyText): \(old[0]) → \(new[0])"] }
-            return ["  ~ \(keyText):"] + LineDiff.lines(from: old, to: new).map(\.marked).map { "    " + $0 }
-        }
-    }
-}
-
-extension LineDiff.Line {
-    /// The line with its mark: `−` removed, `+` added, a space kept.
-    package var marked: String {
-        switch self {
-        case .same(let text): "  " + text
-        case .removed(let text): "− " + text
-        case .added(let text): "+ " + text
+            let diff = ValueDiff(from: before, to: after, difference: difference, limits: limits)
+            if diff.fitsOneLine { return ["  ~ \(keyText): \(diff.old[0]) → \(diff.new[0])"] }
+            return ["  ~ \(keyText):"] + diff.markedLines(indent: "    ")
         }
     }
 }

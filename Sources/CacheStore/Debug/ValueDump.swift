@@ -16,6 +16,11 @@
 /// )
 /// ```
 ///
+/// Every dump is capped (see ``DumpNode/Limits``) and says what it cut: `… 900 more` elements, a
+/// long string's `(characters 1–120 of 5000000)`, `…` past the deepest level shown. A class instance
+/// is shown once; where it appears again it reads `TypeName(↩︎)`. So a dump costs O(what it shows),
+/// whatever the value: a cyclic object graph, a 5 MB string, a list 20,000 levels deep.
+///
 /// The debug log and `TestStore`'s failure messages both render through it.
 package enum ValueDump {
     /// The width under which a group stays on one line.
@@ -23,14 +28,23 @@ package enum ValueDump {
 
     /// `value` on one line, cut to `maxLength` characters with `…`.
     package static func inline(_ value: Any, maxLength: Int = 200) -> String {
-        DumpNode(value).inline.truncated(to: maxLength)
+        var limits = DumpNode.Limits.standard
+        limits.maxCharacters = maxLength
+        return DumpNode(value, limits: limits).inline.truncated(to: maxLength)
     }
 
     /// `value` as lines, each group on one line when it fits ``lineWidth``, indented by two spaces per level.
-    package static func lines(_ value: Any?) -> [String] {
+    ///
+    /// - Parameters:
+    ///   - value: The value to show; `nil` shows as `nil`.
+    ///   - limits: What to cut.
+    ///   - focus: Where `value` differs from the value it is shown against (see ``DumpNode/init(_:limits:focus:)``).
+    package static func lines(
+        _ value: Any?, limits: DumpNode.Limits = .standard, focus: ValueDifference? = nil
+    ) -> [String] {
         guard let value else { return ["nil"] }
         var lines: [String] = []
-        DumpNode(value).render(label: nil, indent: "", suffix: "", into: &lines)
+        DumpNode(value, limits: limits, focus: focus).render(label: nil, indent: "", suffix: "", into: &lines)
         return lines
     }
 
@@ -75,7 +89,8 @@ extension DumpNode {
 }
 
 extension String {
-    fileprivate func truncated(to maxLength: Int) -> String {
+    /// The string cut to `maxLength` characters, its last one `…` when cut.
+    package func truncated(to maxLength: Int) -> String {
         count <= maxLength ? self : prefix(max(0, maxLength - 1)) + "…"
     }
 }

@@ -47,36 +47,31 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
 
     var keyText: String { ValueDump.inline(key) }
 
-    /// The key, then the line diff of the two values: `−` expected, `+` actual.
-    var diffLines: [String] {
-        let (old, new) = (ValueDump.lines(expected), ValueDump.lines(actual))
-        if old == new { return ["  \(keyText): \(StateChangeReport.changedBeyondDump)"] }
-        let lines = LineDiff.lines(from: old, to: new)
-        return ["  \(keyText)"]
-            + lines.map { line in
-                switch line {
-                case .same(let text): "    " + text
-                case .removed(let text): "−   " + text
-                case .added(let text): "+   " + text
-                }
-            }
+    /// The key, then the diff of the two values (see ``ValueDiff``): `−` expected, `+` actual.
+    ///
+    /// - Parameter limits: What each value's dump may show.
+    func diffLines(limits: DumpNode.Limits) -> [String] {
+        ["  \(keyText)"] + ValueDiff(from: expected, to: actual, limits: limits).markedLines(indent: "  ")
     }
 
     private static func isEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
-        switch (lhs, rhs) {
-        case (nil, nil): true
-        case (let lhs?, let rhs?): isStructurallyEqual(lhs, rhs)
-        default: false
-        }
+        firstDifference(lhs, rhs) == nil
     }
 }
 
 extension StateMismatch {
-    /// The failure message for `mismatches` after `action`.
-    static func message<Action>(after action: Action, _ mismatches: [StateMismatch]) -> String {
-        (["State after \(ValueDump.inline(action)) does not match the expectation (− expected, + actual):"]
-            + mismatches.flatMap(\.diffLines)
-            + ["Fix the expectation closure, or the handler if the state is wrong."])
-            .joined(separator: "\n")
+    /// The failure message for `mismatches` after `action`, at most about `maxLength` bytes (64 KB by
+    /// default) however large the values.
+    static func message<Action>(
+        after action: Action, _ mismatches: [StateMismatch], maxLength: Int = StateChangeReport.defaultMaxLength
+    ) -> String {
+        var limits = DumpNode.Limits.standard
+        limits.maxCharacters = max(256, maxLength / (2 * max(1, mismatches.count)))
+        let fix = "Fix the expectation closure, or the handler if the state is wrong."
+        let body = StateChangeReport.cut(
+            ["State after \(ValueDump.inline(action)) does not match the expectation (− expected, + actual):"]
+                + mismatches.flatMap { $0.diffLines(limits: limits) },
+            toBytes: maxLength - fix.utf8.count - 1)
+        return body + "\n" + fix
     }
 }

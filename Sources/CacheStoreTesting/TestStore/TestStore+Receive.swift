@@ -119,10 +119,9 @@ extension TestStore {
         }
         requeueFirst(produced.dropFirst().map { QueuedEffect(id: effect.id, delivering: $0) })
         guard isStructurallyEqual(received, expected) else {
-            let diff = LineDiff.lines(from: ValueDump.lines(expected), to: ValueDump.lines(received))
             TestStoreFailure.report(
                 (["Received an unexpected action from the effect \(id) (− expected, + received):"]
-                    + diff.map(\.marked)
+                    + ValueDiff(from: expected, to: received).markedLines()
                     + ["Fix the action passed to receive(_:), or the effect if it sends the wrong action."])
                     .joined(separator: "\n"),
                 at: location)

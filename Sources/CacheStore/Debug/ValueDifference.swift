@@ -1,0 +1,54 @@
+/// Where and how two values first differ, as found by ``firstDifference(_:_:)``.
+package struct ValueDifference {
+    /// The steps from the compared values to the place where they differ; empty when they differ at the top.
+    package var path: [Step]
+    package var kind: Kind
+
+    /// One step into a value.
+    package enum Step {
+        /// A field, element or tuple member, by its position among the value's children.
+        case child(Int, label: String?)
+        /// An enum's case; the next step, if any, is into its payload.
+        case enumCase(String)
+        /// A dictionary's entry, by key.
+        case key(AnyHashable)
+    }
+
+    package enum Kind {
+        /// The values differ in content. For two strings, `characterOffset` is where they part.
+        case value(characterOffset: Int?)
+        /// The values are of different types.
+        case type(Any.Type, Any.Type)
+        /// Two instances of a class that is not `Equatable`, which compare by identity.
+        case identity(ObjectIdentifier, ObjectIdentifier, typeName: String)
+    }
+
+    /// The path as a Swift-like accessor: `.posts[3].title`, or empty for the top.
+    package var pathText: String {
+        path.map { step in
+            switch step {
+            case .child(let index, let label): label.map { ".\($0)" } ?? "[\(index)]"
+            case .enumCase(let name): ".\(name)"
+            case .key(let key): "[\(ValueDump.inline(key.base, maxLength: 40))]"
+            }
+        }
+        .joined()
+    }
+
+    /// A note for a difference the dumps may not show, as `(…)`; `nil` when the dumps show it.
+    ///
+    /// - Parameter dumpsAreEqual: Whether the two dumps read the same.
+    package func note(dumpsAreEqual: Bool) -> String? {
+        let place = path.isEmpty ? "" : " at \(pathText)"
+        switch kind {
+        case .type(let old, let new):
+            return "(types differ\(place): − \(old), + \(new))"
+        case .identity(let old, let new, let typeName) where dumpsAreEqual:
+            return "(different instances of \(typeName)\(place), which compares by identity: − \(old), + \(new))"
+        case .value where dumpsAreEqual, .identity where dumpsAreEqual:
+            return "(the values differ\(place), past what the dump shows)"
+        default:
+            return nil
+        }
+    }
+}
