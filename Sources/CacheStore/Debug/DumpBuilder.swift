@@ -176,10 +176,12 @@ struct DumpBuilder {
         guard string.utf8.count > maxLength else { return Self.quoted(string) }
         let count = string.count
         guard count > maxLength else { return Self.quoted(string) }
-        let start = max(0, min(count - maxLength, (offset ?? 0) - maxLength / 3))
+        // The same start on both sides of a diff, so that the two windows line up.
+        let start = min(max(0, (offset ?? 0) - maxLength / 3), count - 1)
+        let end = min(count, start + maxLength)
         let from = string.index(string.startIndex, offsetBy: start)
-        let to = string.index(from, offsetBy: maxLength)
-        return Self.quoted(String(string[from..<to])) + " (characters \(start + 1)–\(start + maxLength) of \(count))"
+        let to = string.index(from, offsetBy: end - start)
+        return Self.quoted(String(string[from..<to])) + " (characters \(start + 1)–\(end) of \(count))"
     }
 
     private static func quoted(_ string: String) -> String {

@@ -52,16 +52,20 @@ package enum StateChangeReport: Sendable {
         return cut(lines, toBytes: maxLength)
     }
 
-    /// `lines` joined, cut to about `maxBytes` bytes, with a last line that says how many lines were cut.
+    /// `lines` joined, and when that is longer than `maxBytes` bytes, cut to fit with a last line
+    /// that says how many lines were cut.
     package static func cut(_ lines: [String], toBytes maxBytes: Int) -> String {
+        let whole = lines.joined(separator: "\n")
+        guard whole.utf8.count > maxBytes else { return whole }
+        let footerRoom = 100
         var text = ""
         for (index, line) in lines.enumerated() {
-            let length = text.utf8.count + line.utf8.count + 1
-            guard length <= maxBytes || index == 0 else {
+            let line = line.utf8.count > maxBytes - footerRoom ? line.truncated(to: maxBytes / 4) : line
+            guard text.utf8.count + line.utf8.count + 1 <= maxBytes - footerRoom else {
                 return text + "\n… \(lines.count - index) more lines cut (the report is limited to \(maxBytes) bytes)"
             }
             if index > 0 { text += "\n" }
-            text += line.utf8.count > maxBytes ? line.truncated(to: maxBytes) : line
+            text += line
         }
         return text
     }
@@ -102,7 +106,9 @@ extension StateChange {
             return ["  - \(keyText), was:"] + lines.map { "      " + $0 }
         default:
             let diff = ValueDiff(from: before, to: after, difference: difference, limits: limits)
-            if diff.fitsOneLine { return ["  ~ \(keyText): \(diff.old[0]) → \(diff.new[0])"] }
+            if diff.fitsOneLine, diff.old[0].count + diff.new[0].count <= ValueDump.lineWidth {
+                return ["  ~ \(keyText): \(diff.old[0]) → \(diff.new[0])"]
+            }
             return ["  ~ \(keyText):"] + diff.markedLines(indent: "    ")
         }
     }

@@ -23,16 +23,19 @@ package struct ValueDifference {
         case identity(ObjectIdentifier, ObjectIdentifier, typeName: String)
     }
 
-    /// The path as a Swift-like accessor: `.posts[3].title`, or empty for the top.
+    /// The path as a Swift-like accessor: `.posts[3].title`, or empty for the top. A path deeper
+    /// than 12 steps shows its first 12, then how deep it goes.
     package var pathText: String {
-        path.map { step in
+        let shown = path.prefix(12).map { step in
             switch step {
-            case .child(let index, let label): label.map { ".\($0)" } ?? "[\(index)]"
+            case .child(_, let label?) where label.hasPrefix("."): label
+            case .child(_, let label?): ".\(label)"
+            case .child(let index, nil): "[\(index)]"
             case .enumCase(let name): ".\(name)"
             case .key(let key): "[\(ValueDump.inline(key.base, maxLength: 40))]"
             }
         }
-        .joined()
+        return shown.joined() + (path.count > shown.count ? "… (\(path.count) steps deep)" : "")
     }
 
     /// A note for a difference the dumps may not show, as `(…)`; `nil` when the dumps show it.
