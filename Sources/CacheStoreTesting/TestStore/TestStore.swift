@@ -129,6 +129,10 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     ///
     /// The state after the action must equal the state before it with `expecting` applied. When it
     /// does not, one failure lists every differing key with its expected (`−`) and actual (`+`) value.
+    /// Values compare as the debug log compares them: `==` for `Equatable` values (NaN equal to
+    /// NaN), identity for instances of classes that are not `Equatable`, never equal across types,
+    /// and part by part otherwise; a difference of type or identity is named in the message, which
+    /// is at most 64 KB.
     /// The action's effect, if any, is queued (replacing a queued effect with the same id).
     ///
     /// ```swift
