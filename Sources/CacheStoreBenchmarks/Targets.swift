@@ -44,6 +44,11 @@ struct Targets {
         check(
             "teststore-send at 10,000 keys ≤ 20 µs", [("", figure("teststore-send", 10_000).map { $0 / 1_000 })],
             limit: 20, unit: " µs")
+        for (size, limit) in [(4_000, 20.0), (100_000, 500.0)] {
+            check(
+                "teststore-send-dictionary of \(size.formatted()) non-Equatable structs ≤ \(Int(limit)) ms",
+                [("", figure("teststore-send-dictionary", size).map { $0 / 1_000_000 })], limit: limit, unit: " ms")
+        }
         check("memory ≤ 1.5× a raw dictionary", [("", ratio("memory", 100_000, to: "memory-floor"))], limit: 1.5)
         return lines
     }

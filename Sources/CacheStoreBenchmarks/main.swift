@@ -36,6 +36,7 @@ for size in [10, 1_000, 10_000, 100_000] {
     if size == 1_000 { cases.append(EffectCases.startAndCancel(count: 1_000)) }
     if size <= 10_000 { cases.append(TestStoreCases.send(size: size, operations: testStoreOperations)) }
 }
+cases += [4_000, 100_000].map(ValueComparisonCases.sendReloadedDictionary(size:))
 progress("measuring \(cases.count) cases round-robin, \(plan.rounds) rounds")
 // Every case of every size is timed in each round, so all figures share the same rounds: a slow
 // spell of this shared machine hits a case, its floor and the other sizes alike.
