@@ -106,9 +106,7 @@ extension StateChange {
             return ["  - \(keyText), was:"] + lines.map { "      " + $0 }
         default:
             let diff = ValueDiff(from: before, to: after, difference: difference, limits: limits)
-            if diff.fitsOneLine, diff.old[0].count + diff.new[0].count <= ValueDump.lineWidth {
-                return ["  ~ \(keyText): \(diff.old[0]) → \(diff.new[0])"]
-            }
+            if diff.fitsOneLine { return ["  ~ \(keyText): \(diff.old[0]) → \(diff.new[0])"] }
             return ["  ~ \(keyText):"] + diff.markedLines(indent: "    ")
         }
     }

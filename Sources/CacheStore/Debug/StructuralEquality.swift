@@ -62,38 +62,50 @@ private enum PairComparison {
     case different(ValueDifference.Kind)
     /// Equal if each of these pairs is.
     case children([ChildPair])
+
+    static var differentValue: PairComparison { .different(.value(characterOffset: nil)) }
 }
 
 private func compare(_ lhs: Any?, _ rhs: Any?) -> PairComparison {
     if let lhs, let rhs, type(of: lhs) == type(of: rhs), haveSameBytes(lhs, rhs) { return .equal }
     let (lhs, rhs) = (lhs.flatMap(flattenedOptional), rhs.flatMap(flattenedOptional))
-    guard let lhs, let rhs else { return lhs == nil && rhs == nil ? .equal : .different(.value(characterOffset: nil)) }
+    guard let lhs, let rhs else { return lhs == nil && rhs == nil ? .equal : .differentValue }
     guard type(of: lhs) == type(of: rhs) else { return .different(.type(type(of: lhs), type(of: rhs))) }
     if let equatable = lhs as? any Equatable {
         if isEqual(equatable, rhs) { return .equal }
-        if let left = lhs as? any FloatingPoint, left.isNaN, (rhs as? any FloatingPoint)?.isNaN == true {
-            return .equal
-        }
-        if let left = lhs as? String, let right = rhs as? String {
-            return .different(.value(characterOffset: commonPrefixCount(left, right)))
-        }
-        // An array's or a dictionary's `==` also says unequal for NaN elements: look at the elements
-        // that differ, which also names the first one.
-        if let elements = lhs as? any DifferingElements, let pairs = elements.differingElements(with: rhs) {
-            return .children(pairs.map { (step: .child($0.index, label: nil), lhs: $0.lhs, rhs: $0.rhs) })
-        }
-        guard lhs is any KeyedEntries else { return .different(.value(characterOffset: nil)) }
-    } else if type(of: lhs) is AnyClass {
+        return compareUnequal(lhs, rhs)
+    }
+    if type(of: lhs) is AnyClass {
         let (left, right) = (ObjectIdentifier(lhs as AnyObject), ObjectIdentifier(rhs as AnyObject))
         return left == right
             ? .equal : .different(.identity(left, right, typeName: String(describing: type(of: lhs))))
     }
+    return compareParts(lhs, rhs)
+}
+
+/// Two `Equatable` values whose `==` said unequal: equal still when both are NaN, or when an array's
+/// or a dictionary's differing elements are (NaN elements); looking at those also names the first.
+private func compareUnequal(_ lhs: Any, _ rhs: Any) -> PairComparison {
+    if let left = lhs as? any FloatingPoint, left.isNaN, (rhs as? any FloatingPoint)?.isNaN == true {
+        return .equal
+    }
+    if let left = lhs as? String, let right = rhs as? String {
+        return .different(.value(characterOffset: commonPrefixCount(left, right)))
+    }
+    if let elements = lhs as? any DifferingElements, let pairs = elements.differingElements(with: rhs) {
+        return .children(pairs.map { (step: .child($0.index, label: nil), lhs: $0.lhs, rhs: $0.rhs) })
+    }
+    return lhs is any KeyedEntries ? compareParts(lhs, rhs) : .differentValue
+}
+
+/// Two values of the same type compared by their parts: entries, elements, enum case and payload, fields.
+private func compareParts(_ lhs: Any, _ rhs: Any) -> PairComparison {
     if let entries = lhs as? any KeyedEntries {
-        guard let pairs = entries.pairedValues(with: rhs) else { return .different(.value(characterOffset: nil)) }
+        guard let pairs = entries.pairedValues(with: rhs) else { return .differentValue }
         return .children(pairs.map { (step: .key($0.key), lhs: $0.lhs, rhs: $0.rhs) })
     }
     if let elements = lhs as? any IndexedElements {
-        guard let pairs = elements.pairedElements(with: rhs) else { return .different(.value(characterOffset: nil)) }
+        guard let pairs = elements.pairedElements(with: rhs) else { return .differentValue }
         return .children(pairs.map { (step: .child($0.index, label: nil), lhs: $0.lhs, rhs: $0.rhs) })
     }
     let left = Mirror(reflecting: lhs)
@@ -102,20 +114,20 @@ private func compare(_ lhs: Any?, _ rhs: Any?) -> PairComparison {
         let (leftCase, rightCase) = (left.children.first, right.children.first)
         guard let leftCase, let rightCase else {
             let same = leftCase == nil && rightCase == nil && String(describing: lhs) == String(describing: rhs)
-            return same ? .equal : .different(.value(characterOffset: nil))
+            return same ? .equal : .differentValue
         }
-        guard leftCase.label == rightCase.label else { return .different(.value(characterOffset: nil)) }
+        guard leftCase.label == rightCase.label else { return .differentValue }
         return .children([(step: .enumCase(leftCase.label ?? ""), lhs: leftCase.value, rhs: rightCase.value)])
     }
     let (leftChildren, rightChildren) = (Array(left.children), Array(right.children))
-    guard leftChildren.count == rightChildren.count else { return .different(.value(characterOffset: nil)) }
+    guard leftChildren.count == rightChildren.count else { return .differentValue }
     if leftChildren.isEmpty {
-        return String(describing: lhs) == String(describing: rhs) ? .equal : .different(.value(characterOffset: nil))
+        return String(describing: lhs) == String(describing: rhs) ? .equal : .differentValue
     }
     var pairs: [ChildPair] = []
     pairs.reserveCapacity(leftChildren.count)
     for (index, (leftChild, rightChild)) in zip(leftChildren, rightChildren).enumerated() {
-        guard leftChild.label == rightChild.label else { return .different(.value(characterOffset: nil)) }
+        guard leftChild.label == rightChild.label else { return .differentValue }
         pairs.append((step: .child(index, label: leftChild.label), lhs: leftChild.value, rhs: rightChild.value))
     }
     return .children(pairs)

@@ -33,9 +33,9 @@ package struct ValueDiff {
         self.note = difference?.note(dumpsAreEqual: self.old == self.new)
     }
 
-    /// Whether the diff reads well as `old → new` on one line.
+    /// Whether the diff reads well as `old → new` on one line: two short one-line values, no note.
     package var fitsOneLine: Bool {
-        old.count == 1 && new.count == 1 && note == nil
+        old.count == 1 && new.count == 1 && note == nil && old[0].count + new[0].count <= ValueDump.lineWidth
     }
 
     /// The diff's lines, each a mark (`−`, `+` or a space), a space, `indent`, then the text.
