@@ -10,7 +10,7 @@ let strictLibrarySettings: [SwiftSetting] = [
 
 /// And `Sendable` stated, or ruled out, on every public type: `-require-explicit-sendable` as a manifest
 /// setting (an unsafe flag would make the package unusable as a versioned dependency; CI fails on any
-/// warning). Only CacheStoreTesting builds clean with it so far.
+/// warning).
 let explicitSendable: [SwiftSetting] = [.treatWarning("ExplicitSendable", as: .warning)]
 
 let package = Package(
@@ -22,7 +22,7 @@ let package = Package(
         .executable(name: "PostsDemo", targets: ["PostsDemo"]),
     ],
     targets: [
-        .target(name: "CacheStore", swiftSettings: strictLibrarySettings),
+        .target(name: "CacheStore", swiftSettings: strictLibrarySettings + explicitSendable),
         .target(
             name: "CacheStoreTesting",
             dependencies: ["CacheStore"],

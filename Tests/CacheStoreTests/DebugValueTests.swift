@@ -254,6 +254,22 @@ final class UncheckedBox: @unchecked Sendable {
                 || report.contains("more lines cut (the report is limited to 65536 bytes)"))
     }
 
+    @Test func aStoresDebugCapCanBeRaised() {
+        let handler = StoreActionHandler<Int, Int, Void> { state, action, _ in
+            for key in 0..<200 { state.set(value: (0..<100).map { "value \($0) of \(action)" }, forKey: key) }
+            return .none
+        }
+        let capped = Recorder<String>()
+        let raised = Recorder<String>()
+        Store(initialValues: [:], actionHandler: handler).debug { capped.append($0) }.handle(action: 1)
+        Store(initialValues: [:], actionHandler: handler)
+            .debug(maxReportLength: 10_000_000) { raised.append($0) }
+            .handle(action: 1)
+        #expect((capped.values.first?.utf8.count ?? 0) <= StateChangeReport.defaultMaxLength)
+        #expect((raised.values.first?.utf8.count ?? 0) > 200 * 100 * 15)
+        #expect(raised.values.first?.contains("not shown") == false)
+    }
+
     @Test func theReportCapCanBeRaised() {
         let changes = (0..<200).map { index in
             StateChange(key: index, before: nil, after: (0..<100).map { "value \($0) of a long list" })

@@ -29,6 +29,7 @@ package enum StateChangeReport: Sendable {
     ///   - action: The action handled.
     ///   - changes: Each key written, with its values before and after.
     ///   - maxLength: About the most bytes of the report.
+    @usableFromInline
     package static func debugText<Key: Hashable & SendableMetatype, Action>(
         action: Action, changes: [StateChange<Key>], maxLength: Int
     ) -> String {

@@ -23,11 +23,32 @@ extension Store {
     ///     .debug { report in logger.debug("\(report)") }
     /// ```
     ///
+    /// Each report is at most about 64 KB, however large the values: see
+    /// ``debug(maxReportLength:_:)`` to raise the cap.
+    ///
     /// - Parameter output: Receives each report, as one string of one or more lines.
     /// - Returns: This store.
     @discardableResult
     public func debug(_ output: @escaping @Sendable (String) -> Void) -> Self {
-        engine.queue.performAndWait { [engine] in engine.debugOutput = output }
+        debug(maxReportLength: StateChangeReport.defaultMaxLength, output)
+    }
+
+    /// This store, sending each action's report (see ``debug``) to `output`, cut at about
+    /// `maxReportLength` bytes, with a last line that says how much was left out.
+    ///
+    /// ```swift
+    /// let store = Store(initialValues: [:], actionHandler: handler, dependency: .live)
+    ///     .debug(maxReportLength: 1_000_000) { report in logger.debug("\(report)") }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - maxReportLength: About the most bytes of one action's report (at least 1,024).
+    ///   - output: Receives each report, as one string of one or more lines.
+    /// - Returns: This store.
+    @discardableResult
+    public func debug(maxReportLength: Int, _ output: @escaping @Sendable (String) -> Void) -> Self {
+        let limit = max(maxReportLength, 1_024)
+        engine.queue.performAndWait { [engine] in engine.debugOutput = DebugOutput(write: output, maxLength: limit) }
         return self
     }
 }

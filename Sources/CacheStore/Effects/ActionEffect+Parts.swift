@@ -34,3 +34,6 @@ extension ActionEffect {
         }
     }
 }
+
+/// Sendable exactly when the actions are, as the effect is.
+extension ActionEffect.Part: @unchecked Sendable where Action: Sendable {}

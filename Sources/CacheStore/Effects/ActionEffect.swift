@@ -133,6 +133,9 @@ public struct ActionEffect<Action> {
 /// `AnyHashable` is not marked `Sendable`, but effect ids are immutable values by contract.
 extension ActionEffect: @unchecked Sendable where Action: Sendable {}
 
+/// Sendable exactly when the actions are, as the effect is.
+extension ActionEffect.Operation: @unchecked Sendable where Action: Sendable {}
+
 /// Sends actions from a running ``ActionEffect/run(id:operation:)`` effect back to its store.
 ///
 /// Call it like a function. The action is handled before the call returns, unless the effect was

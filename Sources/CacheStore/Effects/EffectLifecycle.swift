@@ -141,3 +141,7 @@ struct EffectLifecycle {
         entries[ticket.id]?.token == ticket.token
     }
 }
+
+/// The lifecycle lives inside its runner's lock: it never crosses threads.
+@available(*, unavailable)
+extension EffectLifecycle: Sendable {}

@@ -41,8 +41,8 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     @usableFromInline let isolation: ActionIsolation
     /// Hands an action on to the parent store, for a scoped store; runs after this store's handler.
     @usableFromInline let forwardToParent: ((Action) -> Void)?
-    /// Where debug reports go. Guarded by the turn.
-    @exclusivity(unchecked) @usableFromInline var debugOutput: (@Sendable (String) -> Void)?
+    /// Where debug reports go, and how long one may be. Guarded by the turn.
+    @exclusivity(unchecked) @usableFromInline var debugOutput: DebugOutput?
     /// The last action's handler state, kept for the next action when nothing else holds it: a
     /// plain action then allocates nothing. Guarded by the turn.
     @exclusivity(unchecked) @usableFromInline var spare: (state: CacheStore<Key>, transaction: TransactionCore<Key>)?
@@ -118,7 +118,10 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             transaction.discard()
             changes = replaceState(with: handlerState.allValues)
         }
-        if let debugOutput { debugOutput(StateChangeReport.debugText(action: action, changes: changes)) }
+        if let debugOutput {
+            debugOutput.write(
+                StateChangeReport.debugText(action: action, changes: changes, maxLength: debugOutput.maxLength))
+        }
         return (changes, effect)
     }
 
@@ -185,4 +188,11 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             effects.endDelivery(ticket)
         }
     }
+}
+
+/// Where a store's debug reports go, and about how many bytes one may take.
+@usableFromInline
+struct DebugOutput: Sendable {
+    @usableFromInline let write: @Sendable (String) -> Void
+    @usableFromInline let maxLength: Int
 }

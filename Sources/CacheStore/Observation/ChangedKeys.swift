@@ -17,6 +17,7 @@
 /// - ``contains(_:)``
 /// - ``keys``
 /// - ``isEveryKey``
+/// - ``description``
 ///
 /// ### Creating changed keys
 ///

@@ -72,6 +72,7 @@ import Observation
 ///
 /// - ``debug``
 /// - ``debug(_:)``
+/// - ``debug(maxReportLength:_:)``
 public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: Observable, ActionHandling,
     @unchecked Sendable
 {
