@@ -1,0 +1,39 @@
+import CacheStore
+import Foundation
+import Observation
+import Testing
+
+/// `withObservationTracking` registers its observer only after its `apply` closure returns. A write
+/// by another thread between the read and that registration must not silence the writes that come
+/// after the registration: the observer is registered, so the next write must fire it.
+@Suite struct ObservationRegistrationRaceTests {
+    @Test func aWriteBeforeRegistrationDoesNotSilenceTheNextWriteOfTheKey() async {
+        let cache = CacheStore<Key>(initialValues: [.count: 0])
+        let fired = AttackBox(0)
+        await offThePool {
+            withObservationTracking {
+                _ = cache.get(.count, as: Int.self)
+                onAnotherThread { cache.set(value: 1, forKey: .count) }  // lands before registration
+            } onChange: {
+                fired.value += 1
+            }
+            cache.set(value: 2, forKey: .count)  // after registration: must fire
+        }
+        #expect(fired.value == 1, "the observer registered before the second write was never told of it")
+    }
+
+    @Test func aWriteBeforeRegistrationDoesNotSilenceTheNextInsertForAllValues() async {
+        let cache = CacheStore<Key>(initialValues: [.count: 0])
+        let fired = AttackBox(0)
+        await offThePool {
+            withObservationTracking {
+                _ = cache.allValues
+                onAnotherThread { cache.set(value: "Ada", forKey: .name) }  // lands before registration
+            } onChange: {
+                fired.value += 1
+            }
+            cache.set(value: true, forKey: .flag)  // a new key after registration: must fire
+        }
+        #expect(fired.value == 1, "an allValues observer registered before an insert was never told of it")
+    }
+}
