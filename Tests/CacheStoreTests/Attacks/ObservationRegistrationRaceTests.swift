@@ -7,6 +7,26 @@ import Testing
 /// by another thread between the read and that registration must not silence the writes that come
 /// after the registration: the observer is registered, so the next write must fire it.
 @Suite struct ObservationRegistrationRaceTests {
+    @Observable final class Model: @unchecked Sendable {
+        var count = 0
+    }
+
+    /// The control: an `@Observable` class, in the same interleaving, fires on the second write.
+    @Test func anObservableClassFiresOnTheWriteAfterRegistration() async {
+        let model = Model()
+        let fired = AttackBox(0)
+        await offThePool {
+            withObservationTracking {
+                _ = model.count
+                onAnotherThread { model.count = 1 }
+            } onChange: {
+                fired.value += 1
+            }
+            model.count = 2
+        }
+        #expect(fired.value == 1)
+    }
+
     @Test func aWriteBeforeRegistrationDoesNotSilenceTheNextWriteOfTheKey() async {
         let cache = CacheStore<Key>(initialValues: [.count: 0])
         let fired = AttackBox(0)
