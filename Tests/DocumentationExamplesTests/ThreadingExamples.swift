@@ -57,8 +57,11 @@ final class Peer: Sendable {
             initialValues: [.received: 0],
             actionHandler: StoreActionHandler { state, action, _ in
                 switch action {
-                case .start: other()?.store.handle(action: .ping)  // never deadlocks
-                case .ping: state.update(.received, as: Int.self) { count in count = (count ?? 0) + 1 }
+                case .start:
+                    other()?.store.handle(action: .ping)  // never deadlocks
+                case .ping:
+                    let received = state.get(.received, as: Int.self) ?? 0
+                    state.set(value: received + 1, forKey: .received)
                 }
                 return .none
             }

@@ -47,8 +47,10 @@ extension Store {
     /// - Returns: This store.
     @discardableResult
     public func debug(maxReportLength: Int, _ output: @escaping @Sendable (String) -> Void) -> Self {
-        let limit = max(maxReportLength, 1_024)
-        engine.queue.performAndWait { [engine] in engine.debugOutput = DebugOutput(write: output, maxLength: limit) }
+        let debugOutput = DebugOutput(write: output, maxLength: max(maxReportLength, 1_024))
+        // In the store's turn, as every action: it applies from the next action handled (called from
+        // a handler of this store, or where waiting for the turn could deadlock, after the current one).
+        engine.queue.perform { [engine] in engine.debugOutput = debugOutput }
         return self
     }
 }

@@ -39,13 +39,15 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     @usableFromInline let effects = EffectRunner()
     /// Where actions are handled; a scoped store shares its parent's.
     @usableFromInline let isolation: ActionIsolation
-    /// Hands an action on to the parent store, for a scoped store; runs after this store's handler.
+    /// Hands an action on to the parent store, for a scoped store; runs after this store's handler,
+    /// in the same turn, so a cancelled effect's action never reaches the parent after
+    /// `cancel(id:)` returned `true`.
     @usableFromInline let forwardToParent: ((Action) -> Void)?
     /// Where debug reports go, and how long one may be. Guarded by the turn.
     @exclusivity(unchecked) @usableFromInline var debugOutput: DebugOutput?
-    /// The last action's handler state, kept for the next action when nothing else holds it: a
-    /// plain action then allocates nothing. Guarded by the turn.
-    @exclusivity(unchecked) @usableFromInline var spare: (state: CacheStore<Key>, transaction: TransactionCore<Key>)?
+    /// The last action's transaction, kept for the next action when nothing else holds it: a plain
+    /// action then reuses its storage. Guarded by the turn.
+    @exclusivity(unchecked) @usableFromInline var spareTransaction: TransactionCore<Key>?
 
     @inlinable
     init(
@@ -101,23 +103,22 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     func apply(_ action: Action, recordingChanges: Bool = false)
         -> (changes: [StateChange<Key>], effect: ActionEffect<Action>?)
     {
-        var (handlerState, transaction) = takeHandlerState()
-        let effect = handler.handle(store: &handlerState, action: action, dependency: dependency)
+        var transaction = spareTransaction.take() ?? TransactionCore(base: state.core, baseAccess: state.access)
+        transaction.reopen()
+        let (effect, replacement) = runHandler(action, on: transaction)
         let debugOutput = self.debugOutput
         let isRecording = recordingChanges || debugOutput != nil
         let changes: [StateChange<Key>]
-        if handlerState.core === transaction {
-            changes = transaction.commit(recordingChanges: isRecording)
-            // Keep the state for the next action unless something outside the store holds it: the
-            // handler kept it, or made a scope over it. Such a holder then writes straight to the
-            // committed state, as after any commit.
-            if isKnownUniquelyReferenced(&handlerState), !transaction.isScoped {
-                spare = (consume handlerState, consume transaction)
-            }
-        } else {
+        if let replacement {
             transaction.discard()
-            changes = replaceState(with: handlerState.allValues)
+            changes = replaceState(with: replacement)
+        } else {
+            changes = transaction.commit(recordingChanges: isRecording)
         }
+        // Keep the transaction for the next action unless something still holds it: a state or a
+        // scope the handler kept (strongly or weakly: a weakly kept state lives while it is read).
+        // Such a holder reads and writes the committed state from now on, as after any commit.
+        if isKnownUniquelyReferenced(&transaction) { spareTransaction = consume transaction }
         if let debugOutput {
             debugOutput.write(
                 StateChangeReport.debugText(action: action, changes: changes, maxLength: debugOutput.maxLength))
@@ -125,15 +126,17 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         return (changes, effect)
     }
 
-    /// The state a handler mutates: the spare one from the last action, or a new transaction.
+    /// Runs the handler on a state backed by `transaction`, and lets that state go.
+    ///
+    /// - Returns: The handler's effect; and the values of the whole new cache the handler assigned to
+    ///   its state instead of writing to it, if it did.
     @inlinable
-    func takeHandlerState() -> (CacheStore<Key>, TransactionCore<Key>) {
-        guard let spare = spare.take() else {
-            let transaction = TransactionCore(base: state.core, baseAccess: state.access)
-            return (CacheStore(core: transaction), transaction)
-        }
-        spare.transaction.reopen()
-        return spare
+    func runHandler(_ action: Action, on transaction: TransactionCore<Key>)
+        -> (ActionEffect<Action>?, replacement: [Key: Any]?)
+    {
+        var handlerState = CacheStore(core: transaction)
+        let effect = handler.handle(store: &handlerState, action: action, dependency: dependency)
+        return (effect, handlerState.core === transaction ? nil : handlerState.allValues)
     }
 
     /// Applies a handler that assigned a whole new cache to its `inout` state: every key takes the

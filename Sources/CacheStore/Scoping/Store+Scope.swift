@@ -121,8 +121,10 @@ extension Store {
                 handler: actionHandler,
                 dependency: dependency,
                 isolation: engine.isolation,
+                // Called in the scoped action's turn, which is this store's too (one tree, one
+                // queue): the parent handles its action right away, as part of the same delivery.
                 forwardToParent: { [self] action in
-                    if let parentAction = actionTransformation(action) { handle(action: parentAction) }
+                    if let parentAction = actionTransformation(action) { engine.process(parentAction) }
                 }))
     }
 }

@@ -15,13 +15,14 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     @usableFromInline typealias KeyPathForKey = KeyObservation<Key>.KeyPathForKey
 
     /// A key's entry: its value, and its observation key path once it has been read.
+    ///
+    /// A key that has a key path is told of every write: an observer registers only after the read
+    /// that recorded it returns, so a mark cleared by one write could miss the observer of the next.
     @usableFromInline
     struct Slot {
         /// `nil` for an empty slot: an absent key that an observer read.
         @usableFromInline var value: Any?
         @usableFromInline var keyPath: KeyPathForKey?
-        /// Whether a read may have registered an observer since the key's last change was published.
-        @usableFromInline var isObserved = false
 
         @inlinable init(value: Any?) {
             self.value = value
@@ -33,7 +34,8 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     /// Guarded by `lock`, as is every `var` below.
     @exclusivity(unchecked) @usableFromInline var slots: [Key: Slot]
     @exclusivity(unchecked) @usableFromInline var emptySlotCount = 0
-    /// Whether a read of every key (``allValues(observing:)``) may have registered an observer.
+    /// Whether every key was ever read at once (``allValues(observing:)``): then every write tells
+    /// the observers of every key.
     @exclusivity(unchecked) @usableFromInline var isEveryKeyObserved = false
     @exclusivity(unchecked) @usableFromInline var subscribers: [UInt64: Subscriber<Key>] = [:]
     private var lastSubscriberID: UInt64 = 0
@@ -88,7 +90,6 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             isNewSlot = slot.value == nil
             slot.keyPath = observation.keyPath(for: key)
         }
-        slot.isObserved = true
         observation.access(slot.keyPath.unsafelyUnwrapped)
         return slot.value
     }
@@ -98,13 +99,15 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     func purgeEmptySlots() {
         var publication = Publication<Key>()
         lock.lock()
-        for (_, slot) in slots where slot.value == nil && slot.isObserved {
+        for (_, slot) in slots where slot.value == nil {
             publication.noteKeyPath(slot.keyPath.unsafelyUnwrapped)
         }
-        slots = slots.filter { $0.value.value != nil }
+        var dropped = slots.filter { $0.value.value != nil }
+        swap(&dropped, &slots)
         emptySlotCount = 0
         lock.unlock()
         publish(publication)
+        withExtendedLifetime(dropped) {}  // the dropped keys are released here, unlocked
     }
 
     @usableFromInline
@@ -159,14 +162,12 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             if let observedKeyPath { publication.noteKeyPath(observedKeyPath) }
         } else {
             guard let index = slots.index(forKey: key), slots.values[index].value != nil else { return nil }
-            let removed = slots.remove(at: index).value
-            previous = removed.value
-            if removed.isObserved, let keyPath = removed.keyPath { publication.noteKeyPath(keyPath) }
+            let removed = slots.remove(at: index)
+            previous = removed.value.value
+            if let keyPath = removed.value.keyPath { publication.noteKeyPath(keyPath) }
+            publication.noteReleased(removed.key)
         }
-        if isEveryKeyObserved {
-            isEveryKeyObserved = false
-            publication.noteEveryKey()
-        }
+        if isEveryKeyObserved { publication.noteEveryKey() }
         if !subscribers.isEmpty { publication.note(key, subscribers: subscribers) }
         if !updates.isEmpty { updates[key]?.recordWrite() }
         return previous
@@ -181,10 +182,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         var previous: Any? = consume value
         swap(&previous, &slot.value)
         wasEmptySlot = previous == nil && slot.keyPath != nil
-        if slot.isObserved {
-            slot.isObserved = false
-            observedKeyPath = slot.keyPath
-        }
+        observedKeyPath = slot.keyPath
         return previous
     }
 
@@ -199,7 +197,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             var publication = Publication<Key>()
             lock.lock()
             let isConflict = updates[key]?.end(since: start) ?? false
-            if updates[key]?.watchers == 0 { updates[key] = nil }
+            if updates[key]?.isIdle == true { updates[key] = nil }
             if isConflict {
                 lock.unlock()
                 continue  // another thread wrote `key` meanwhile: run `body` again on its value
@@ -252,6 +250,8 @@ struct Publication<Key: Hashable & SendableMetatype> {
         @usableFromInline var everyKey = false
         @usableFromInline var keys: [Key] = []
         @usableFromInline var listeners: [Subscriber<Key>] = []
+        /// Keys a removal took out of the dictionary: released with the publication, unlocked.
+        @usableFromInline var releasedKeys: [Key] = []
 
         @usableFromInline init() {}
     }
@@ -267,6 +267,11 @@ struct Publication<Key: Hashable & SendableMetatype> {
     @inlinable
     mutating func noteKeyPath(_ keyPath: KeyObservation<Key>.KeyPathForKey) {
         writableNotes().keyPaths.append(keyPath)
+    }
+
+    @inlinable
+    mutating func noteReleased(_ key: Key) {
+        writableNotes().releasedKeys.append(key)
     }
 
     @inlinable
@@ -290,34 +295,53 @@ struct Publication<Key: Hashable & SendableMetatype> {
     }
 }
 
-/// The writes to one key while ``RootCore/update(_:_:)`` calls run on it.
+/// The writes to one key while ``RootCore/update(_:_:)`` calls run on it, to tell each update
+/// whether *another* thread wrote the key meanwhile: its closure's own writes are not a conflict.
 @usableFromInline
 struct UpdateWatch: Sendable {
-    @usableFromInline var watchers = 0
-    @usableFromInline var writes: UInt64 = 0
-    /// The thread of the last write: an update's closure that writes its own key is not a conflict.
-    @usableFromInline var lastWriter: ThreadID?
-
-    @inlinable init() {}
-
-    /// Starts watching; returns the write count to compare with at the end.
-    @inlinable
-    mutating func begin() -> UInt64 {
-        watchers += 1
-        return writes
+    /// Where one update started: the key's write count, and its thread's own.
+    @usableFromInline
+    struct Start: Sendable {
+        @usableFromInline let writes: UInt64
+        @usableFromInline let ownWrites: UInt64
     }
 
-    @inlinable
+    @usableFromInline var writes: UInt64 = 0
+    /// Each thread updating the key now: how many updates it runs, and how many writes it made.
+    @usableFromInline var updaters: [(thread: ThreadID, depth: Int, writes: UInt64)] = []
+
+    @usableFromInline init() {}
+
+    @usableFromInline var isIdle: Bool { updaters.isEmpty }
+
+    /// Starts watching for an update on the calling thread.
+    @usableFromInline
+    mutating func begin() -> Start {
+        let me = ThreadID.current
+        guard let index = updaters.firstIndex(where: { $0.thread == me }) else {
+            updaters.append((me, 1, 0))
+            return Start(writes: writes, ownWrites: 0)
+        }
+        updaters[index].depth += 1
+        return Start(writes: writes, ownWrites: updaters[index].writes)
+    }
+
+    @usableFromInline
     mutating func recordWrite() {
         writes &+= 1
-        lastWriter = .current
+        let me = ThreadID.current
+        if let index = updaters.firstIndex(where: { $0.thread == me }) { updaters[index].writes &+= 1 }
     }
 
-    /// Stops watching; returns whether another thread wrote since `start`.
-    @inlinable
-    mutating func end(since start: UInt64) -> Bool {
-        watchers -= 1
-        return writes != start && lastWriter != .current
+    /// Stops watching the calling thread's update; returns whether another thread wrote since `start`.
+    @usableFromInline
+    mutating func end(since start: Start) -> Bool {
+        let me = ThreadID.current
+        guard let index = updaters.firstIndex(where: { $0.thread == me }) else { return writes != start.writes }
+        let ownWrites = updaters[index].writes &- start.ownWrites
+        updaters[index].depth -= 1
+        if updaters[index].depth == 0 { updaters.remove(at: index) }
+        return writes &- start.writes != ownWrites
     }
 }
 

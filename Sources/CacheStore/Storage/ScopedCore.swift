@@ -156,9 +156,4 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
             onEnd: subscriber.onEnd)
         return Subscription(combining: [parent.subscribe(throughParent), local.subscribe(subscriber)])
     }
-
-    @usableFromInline
-    func noteScoped() {
-        parent.noteScoped()
-    }
 }

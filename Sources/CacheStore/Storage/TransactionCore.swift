@@ -24,8 +24,6 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     @exclusivity(unchecked) @usableFromInline var writtenValues: [Any?] = []
     @exclusivity(unchecked) @usableFromInline var index: [Key: Int] = [:]
     @exclusivity(unchecked) @usableFromInline var isCommitted = false
-    /// Whether a scope was made over the transaction: it could then be used after its action.
-    @exclusivity(unchecked) @usableFromInline var isScoped = false
 
     @usableFromInline static var indexThreshold: Int { 16 }
 
@@ -43,10 +41,12 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
         return writtenKeys.firstIndex(of: key)
     }
 
-    /// A handler's reads are not a view's: they record no observation.
+    /// A handler's reads are not a view's: they record no observation. After the commit, a kept
+    /// state reads as a view of the store would.
     @inlinable
     func value(for key: Key, observing: Bool) -> Any? {
-        if !isCommitted, let position = position(of: key) { return writtenValues[position] }
+        guard !isCommitted else { return baseAccess.read(key, observing) }
+        if let position = position(of: key) { return writtenValues[position] }
         return baseAccess.read(key, false)
     }
 
@@ -99,11 +99,6 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
         base.subscribe(subscriber)
     }
 
-    @usableFromInline
-    func noteScoped() {
-        isScoped = true
-    }
-
     /// The writes recorded so far, without applying them: what an expectation closure would change.
     package func pendingWrites() -> [Key: Any?] {
         Dictionary(zip(writtenKeys, writtenValues), uniquingKeysWith: { _, last in last })
@@ -143,7 +138,7 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     }
 
     /// Opens the transaction again for the next action, keeping its storage. Only for a transaction
-    /// that nothing outside its store holds.
+    /// that nothing outside its store holds (`isKnownUniquelyReferenced`).
     @inlinable
     func reopen() {
         isCommitted = false

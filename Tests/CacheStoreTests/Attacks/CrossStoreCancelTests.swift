@@ -36,12 +36,12 @@ enum CancelAttackAction: Sendable {
             state.set(value: tick, forKey: .count)
             guard tick == 0 else { return .none }
             links.aDelivering.signal()
-            _ = links.bInside.wait(timeout: .now() + 2)
+            _ = links.bInside.wait(timeout: .now() + 10)
             usleep(50_000)  // B's thread is now waiting in cancel(id:) for this delivery
             links.b?.handle(action: .noop)
         case .cancelOtherStoresEffect:  // store B, on the test's thread
             links.bInside.signal()
-            _ = links.aDelivering.wait(timeout: .now() + 2)
+            _ = links.aDelivering.wait(timeout: .now() + 10)
             links.cancelResult.value = links.a?.cancel(id: "ticks")
         case .noop:
             state.set(value: true, forKey: .flag)
