@@ -18,6 +18,7 @@ extension CacheStore {
     /// - Returns: The scope.
     @inlinable
     public func scope(keys: Set<Key>) -> CacheStore<Key> {
+        core.noteScoped()
         let visible = { (key: Key?) in key.flatMap { keys.contains($0) ? $0 : nil } }
         return CacheStore(
             core: ScopedCore(
@@ -73,6 +74,7 @@ extension CacheStore {
         keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         defaultCache: [ScopedKey: Any] = [:]
     ) -> CacheStore<ScopedKey> {
+        core.noteScoped()
         return CacheStore<ScopedKey>(
             core: ScopedCore(
                 parent: core,

@@ -135,6 +135,11 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     }
 
     @usableFromInline
+    func noteScoped() {
+        parent.noteScoped()
+    }
+
+    @usableFromInline
     func allValues(observing: Bool) -> [Key: Any] {
         var result = fallbacks
         for (parentKey, value) in parent.allValues(observing: observing) {

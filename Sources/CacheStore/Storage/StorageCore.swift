@@ -45,6 +45,12 @@ protocol StorageCore<Key>: AnyObject, Sendable {
     /// Registers `subscriber` to be told which keys change, after each change.
     func subscribe(_ subscriber: Subscriber<Key>) -> Subscription
 
+    /// Notes that a scope was made over this core, so it may be used after the current action.
+    func noteScoped()
+}
+
+extension StorageCore {
+    @usableFromInline func noteScoped() {}
 }
 
 /// A core's hot operations as closures made where the client's key type is known.

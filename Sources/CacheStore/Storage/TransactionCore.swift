@@ -24,6 +24,8 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     @exclusivity(unchecked) @usableFromInline var writtenValues: [Any?] = []
     @exclusivity(unchecked) @usableFromInline var index: [Key: Int] = [:]
     @exclusivity(unchecked) @usableFromInline var isCommitted = false
+    /// Whether a scope was made over the transaction: it could then be used after its action.
+    @exclusivity(unchecked) @usableFromInline var isScoped = false
 
     @usableFromInline static var indexThreshold: Int { 16 }
 
@@ -97,6 +99,11 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     @usableFromInline
     func subscribe(_ subscriber: Subscriber<Key>) -> Subscription {
         base.subscribe(subscriber)
+    }
+
+    @usableFromInline
+    func noteScoped() {
+        isScoped = true
     }
 
     /// The writes recorded so far, without applying them: what an expectation closure would change.
