@@ -33,17 +33,28 @@ struct QueuedEffect<Action>: @unchecked Sendable {
     }
 
     /// Starts the effect in a task that inherits the caller's task-local values (the running test,
-    /// a failure handler), and returns where its actions will arrive.
+    /// a failure handler).
     ///
-    /// - Parameter onDedicatedThread: Run it on a thread of its own rather than the shared pool, for
-    ///   a caller that will block until it finishes (where the platform has task executors).
-    func start(onDedicatedThread: Bool = false) -> Completion<[Action]> {
+    /// - Parameter onOwnThread: Run it on a new thread rather than the shared pool, for a caller that
+    ///   will block until it finishes. Only where the platform has task executors (see
+    ///   ``canRunOnOwnThread``).
+    func start(onOwnThread: Bool = false) -> RunningEffect<Action> {
         let completion = Completion<[Action]>()
-        if onDedicatedThread, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
-            Task(executorPreference: DedicatedThreadExecutor.shared) { completion.complete(await run()) }
+        let task: Task<Void, Never>
+        if onOwnThread, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
+            let thread = EffectThread()
+            task = Task(executorPreference: thread) {
+                completion.complete(await run())
+                thread.close()
+            }
         } else {
-            Task { completion.complete(await run()) }
+            task = Task { completion.complete(await run()) }
         }
-        return completion
+        return RunningEffect(completion: completion, task: task)
+    }
+
+    /// Whether ``start(onOwnThread:)`` can give the effect a thread of its own: it needs task executors.
+    static var canRunOnOwnThread: Bool {
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) { true } else { false }
     }
 }

@@ -42,17 +42,22 @@ extension TestStore {
     ) async {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
         guard let effect = dequeueOrFail(expecting: action, at: location) else { return }
-        let produced = await effect.start().value(timeout: effectTimeout)
+        let produced = await effect.start().actions(timeout: effectTimeout)
         finishReceiving(action, from: effect, produced: produced, at: location, expecting: expecting)
     }
 
     /// The synchronous form of ``receive(_:fileID:file:line:column:expecting:)-709tl``, for
     /// synchronous XCTest methods.
     ///
-    /// It blocks the calling thread until the effect finishes. The effect runs on a thread of its
-    /// own, so it never waits for a free thread of the concurrency pool the caller may be blocking;
-    /// on the main thread the main run loop keeps running meanwhile, so an effect that hops to the
-    /// main actor does not deadlock. In async code, prefer the `async` form.
+    /// It blocks the calling thread until the effect finishes. The effect runs on a new thread of its
+    /// own, so it never waits for a free thread of the concurrency pool the caller may be blocking,
+    /// and an effect stuck in another test store does not hold it up; on the main thread the main run
+    /// loop keeps running meanwhile, so an effect that hops to the main actor does not deadlock. In
+    /// async code, prefer the `async` form.
+    ///
+    /// A thread of its own for an effect needs task executors (macOS 15, iOS 18, tvOS 18, watchOS 11).
+    /// Before those, the effect runs on the concurrency pool, which a caller inside a task may be
+    /// blocking: there this form fails at once, leaving the effect queued, rather than risk a deadlock.
     ///
     /// - Parameters:
     ///   - action: The action the effect should produce.
@@ -70,8 +75,18 @@ extension TestStore {
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
+        guard QueuedEffect<Action>.canRunOnOwnThread || !isInsideTask else {
+            TestStoreFailure.report(
+                """
+                Expected to receive \(ValueDump.inline(action)), but the synchronous receive(_:) cannot run an \
+                effect inside a task before macOS 15, iOS 18, tvOS 18 or watchOS 11.
+                Use `await store.receive(_:)` in async code.
+                """,
+                at: location)
+            return
+        }
         guard let effect = dequeueOrFail(expecting: action, at: location) else { return }
-        let produced = effect.start(onDedicatedThread: true).valueBlocking(timeout: effectTimeout)
+        let produced = effect.start(onOwnThread: true).actionsBlocking(timeout: effectTimeout)
         finishReceiving(action, from: effect, produced: produced, at: location, expecting: expecting)
     }
 
@@ -88,21 +103,33 @@ extension TestStore {
 
     /// Checks what the effect produced against `expected`, then handles it.
     ///
-    /// - Parameter produced: The effect's actions in order, or `nil` when it timed out.
+    /// - Parameter produced: The effect's actions in order, or why there are none.
     private func finishReceiving(
         _ expected: Action,
         from effect: QueuedEffect<Action>,
-        produced: [Action]?,
+        produced outcome: WaitOutcome<[Action]>,
         at location: FailureLocation,
         expecting: (inout CacheStore<Key>) throws -> Void
     ) {
         let id = ValueDump.inline(effect.id.base)
-        guard let produced else {
+        let produced: [Action]
+        switch outcome {
+        case .value(let actions):
+            produced = actions
+        case .timedOut:
             TestStoreFailure.report(
                 """
                 Expected to receive \(ValueDump.inline(expected)), but the effect \(id) did not finish within \
                 \(effectTimeout).
                 Make the effect finish (a mock dependency that returns at once), or raise effectTimeout.
+                """,
+                at: location)
+            return
+        case .cancelled:
+            TestStoreFailure.report(
+                """
+                Expected to receive \(ValueDump.inline(expected)), but the wait for the effect \(id) was cancelled.
+                The task awaiting receive(_:) was cancelled; the effect was cancelled too.
                 """,
                 at: location)
             return
@@ -130,4 +157,9 @@ extension TestStore {
         }
         handle(received, at: location, expecting: expecting)
     }
+}
+
+/// Whether the caller runs in a task (on the concurrency pool), rather than on a thread of its own.
+private var isInsideTask: Bool {
+    withUnsafeCurrentTask { $0 != nil }
 }
