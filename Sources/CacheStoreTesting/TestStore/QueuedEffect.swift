@@ -1,35 +1,30 @@
 import CacheStore
 
-/// An effect a `TestStore` holds instead of running, until a `receive` runs it.
+/// One part of an effect (see `ActionEffect.forEachPart`) that a `TestStore` holds instead of running,
+/// until a `receive` runs it.
 struct QueuedEffect<Action>: @unchecked Sendable {
     let id: AnyHashable
-    let operation: ActionEffect<Action>.Operation
+    /// Sends any number of actions, and returns the last one, if any.
+    private let work: @Sendable (Send<Action>) async -> Action?
 
-    init(_ effect: ActionEffect<Action>) {
-        self.id = effect.id
-        self.operation = effect.operation
+    /// An effect that runs `work` under `id`.
+    init(id: AnyHashable, work: @escaping @Sendable (Send<Action>) async -> Action?) {
+        self.id = id
+        self.work = work
     }
 
-    /// An effect that delivers `action` at once, under `id`: what a multi-action effect leaves queued.
+    /// An effect that delivers `action` at once, under `id`: an action effect, or what a multi-action
+    /// effect leaves queued.
     init(id: AnyHashable, delivering action: Action) {
-        self.id = id
-        self.operation = .action(action)
+        let action = UncheckedSendable(action)
+        self.init(id: id, work: { _ in action.value })
     }
 
     /// Runs the effect to completion, and returns every action it produced, in order.
     func run() async -> [Action] {
-        switch operation {
-        case .action(let action):
-            return [action]
-        case .single(let operation):
-            return await operation().map { [$0] } ?? []
-        case .sequence(let operation):
-            let sent = LockedValue<[Action]>([])
-            await operation(Send { action in sent.withValue { $0.append(action) } })
-            return sent.withValue { $0 }
-        case .cancel, .merged:
-            return []  // never queued: `TestStore.enqueue` applies and splits them
-        }
+        let sent = LockedValue<[Action]>([])
+        let last = await work(Send { action in sent.withValue { $0.append(action) } })
+        return sent.withValue { $0 } + (last.map { [$0] } ?? [])
     }
 
     /// Starts the effect in a task that inherits the caller's task-local values (the running test,

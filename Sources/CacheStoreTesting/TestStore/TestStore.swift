@@ -240,19 +240,25 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         if let effect { enqueue(effect) }
     }
 
-    /// Queues `effect` last, replacing a queued effect with the same id as a running store would; a
-    /// cancellation removes the queued effect with its id; merged effects are queued one by one.
+    /// Queues each part of `effect` last, replacing a queued effect with the same id as a running store
+    /// would; a cancellation removes the queued effect with its id.
     func enqueue(_ effect: ActionEffect<Action>) {
-        switch effect.operation {
-        case .cancel:
-            cancel(id: effect.id)
-        case .merged(let parts):
-            for part in parts { enqueue(part) }
-        case .action, .single, .sequence:
-            queue.withValue { queued in
-                queued.removeAll { $0.id == effect.id }
-                queued.append(QueuedEffect(effect))
+        effect.forEachPart { part in
+            switch part {
+            case .action(let action):
+                append(QueuedEffect(id: UUID(), delivering: action))
+            case .cancel(let id):
+                cancel(id: id)
+            case .task(let id, let work):
+                append(QueuedEffect(id: id, work: work))
             }
+        }
+    }
+
+    private func append(_ effect: QueuedEffect<Action>) {
+        queue.withValue { queued in
+            queued.removeAll { $0.id == effect.id }
+            queued.append(effect)
         }
     }
 
