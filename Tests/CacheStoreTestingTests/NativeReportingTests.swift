@@ -15,14 +15,14 @@ import XCTest
         }
     }
 
-    @Test func leftoverEffectsAreRecordedAtTheCreationLine() {
-        let creationLine = #line + 2
+    @Test func leftoverEffectsAreRecordedAtTheSendThatStartedThem() {
+        let sendLine = #line + 3
         withKnownIssue {
             let store = makeLoadStore()
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
         } matching: { issue in
-            issue.sourceLocation?.line == creationLine
-                && issue.comments.contains { $0.rawValue.contains("but 1 is still queued") }
+            issue.sourceLocation?.line == sendLine
+                && issue.comments.contains { $0.rawValue.contains("the effect .load, started by .load, is still") }
         }
     }
 }

@@ -3,21 +3,29 @@ import CacheStore
 /// One part of an effect (see `ActionEffect.forEachPart`) that a `TestStore` holds instead of running,
 /// until a `receive` runs it.
 struct QueuedEffect<Action>: @unchecked Sendable {
+    /// The `send` or `receive` whose action started an effect: where it is reported if left over.
+    struct Origin {
+        let action: Action
+        let location: FailureLocation
+    }
+
     let id: AnyHashable
+    let origin: Origin
     /// Sends any number of actions, and returns the last one, if any.
     private let work: @Sendable (Send<Action>) async -> Action?
 
     /// An effect that runs `work` under `id`.
-    init(id: AnyHashable, work: @escaping @Sendable (Send<Action>) async -> Action?) {
+    init(id: AnyHashable, origin: Origin, work: @escaping @Sendable (Send<Action>) async -> Action?) {
         self.id = id
+        self.origin = origin
         self.work = work
     }
 
     /// An effect that delivers `action` at once, under `id`: an action effect, or what a multi-action
     /// effect leaves queued.
-    init(id: AnyHashable, delivering action: Action) {
+    init(id: AnyHashable, origin: Origin, delivering action: Action) {
         let action = UncheckedSendable(action)
-        self.init(id: id, work: { _ in action.value })
+        self.init(id: id, origin: origin, work: { _ in action.value })
     }
 
     /// Runs the effect to completion, and returns every action it produced, in order.
@@ -51,5 +59,14 @@ struct QueuedEffect<Action>: @unchecked Sendable {
     /// Whether ``start(onOwnThread:)`` can give the effect a thread of its own: it needs task executors.
     static var canRunOnOwnThread: Bool {
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) { true } else { false }
+    }
+}
+
+extension QueuedEffect {
+    /// Whether both are parts of one effect: the same id, started at the same place.
+    func isSameEffect(as other: QueuedEffect) -> Bool {
+        id == other.id && origin.location.line == other.origin.location.line
+            && origin.location.column == other.origin.location.column
+            && "\(origin.location.filePath)" == "\(other.origin.location.filePath)"
     }
 }

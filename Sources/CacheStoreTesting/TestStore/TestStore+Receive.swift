@@ -144,7 +144,8 @@ extension TestStore {
                 at: location)
             return
         }
-        requeueFirst(produced.dropFirst().map { QueuedEffect(id: effect.id, delivering: $0) })
+        requeueFirst(
+            produced.dropFirst().map { QueuedEffect(id: effect.id, origin: effect.origin, delivering: $0) })
         guard isStructurallyEqual(received, expected) else {
             TestStoreFailure.report(
                 (["Received an unexpected action from the effect \(id) (− expected, + received):"]
@@ -152,7 +153,7 @@ extension TestStore {
                     + ["Fix the action passed to receive(_:), or the effect if it sends the wrong action."])
                     .joined(separator: "\n"),
                 at: location)
-            handleUnchecked(received)
+            handleUnchecked(received, at: location)
             return
         }
         handle(received, at: location, expecting: expecting)

@@ -27,7 +27,8 @@ import Foundation
 ///   the closure mentions. The action's effect is queued, not run.
 /// - ``receive(_:fileID:file:line:column:expecting:)-709tl`` runs the oldest queued effect,
 ///   checks the action it produced, and handles that action as `send` does.
-/// - Effects still queued when the test store ends are a failure (see ``finish(fileID:file:line:column:)``).
+/// - Effects still queued when the test store ends are a failure, reported at the `send` or `receive`
+///   that started each (see ``finish(fileID:file:line:column:)``).
 ///
 /// Failures go to Swift Testing or XCTest, or to ``TestStoreFailure/handler``.
 ///
@@ -70,7 +71,6 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         set { timeout.withValue { $0 = newValue } }
     }
 
-    private let creation: FailureLocation
     private let queue = LockedValue<[QueuedEffect<Action>]>([])
     private let timeout = LockedValue<Duration>(.seconds(10))
 
@@ -81,10 +81,10 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     ///   - actionHandler: The handler under test.
     ///   - dependency: The dependency the handler gets: a mock, or ``unimplemented(_:placeholder:fileID:file:line:column:)-2s8eh``
     ///     closures for what the test should not touch.
-    ///   - fileID: Where leftover effects are reported (defaults to the caller).
-    ///   - file: Where leftover effects are reported (defaults to the caller).
-    ///   - line: Where leftover effects are reported (defaults to the caller).
-    ///   - column: Where leftover effects are reported (defaults to the caller).
+    ///   - fileID: Unused: leftover effects are reported where they started. Kept for source compatibility.
+    ///   - file: Unused, as `fileID`.
+    ///   - line: Unused, as `fileID`.
+    ///   - column: Unused, as `fileID`.
     public convenience init(
         initialValues: [Key: Any],
         actionHandler: StoreActionHandler<Key, Action, Dependency>,
@@ -106,10 +106,10 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     ///
     /// - Parameters:
     ///   - store: The store to test.
-    ///   - fileID: Where leftover effects are reported (defaults to the caller).
-    ///   - file: Where leftover effects are reported (defaults to the caller).
-    ///   - line: Where leftover effects are reported (defaults to the caller).
-    ///   - column: Where leftover effects are reported (defaults to the caller).
+    ///   - fileID: Unused: leftover effects are reported where they started. Kept for source compatibility.
+    ///   - file: Unused, as `fileID`.
+    ///   - line: Unused, as `fileID`.
+    ///   - column: Unused, as `fileID`.
     public init(
         store: Store<Key, Action, Dependency>,
         fileID: StaticString = #fileID,
@@ -118,11 +118,10 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         column: UInt = #column
     ) {
         self.store = store
-        self.creation = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
     }
 
     deinit {
-        reportPendingEffects(at: creation)
+        reportPendingEffects()
     }
 
     /// Sends `action` and checks the state after it exhaustively.
@@ -179,31 +178,39 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         queue.withValue { $0.removeAll { $0.id == id } }
     }
 
-    /// Checks that no effect is queued: each one left is reported, in one failure, and removed.
+    /// Checks that no effect is queued: each one left is reported and removed.
+    ///
+    /// Each leftover effect is one failure, reported at the `send` or `receive` whose action started
+    /// it, naming that action and the effect's id:
+    ///
+    /// ```text
+    /// Expected no queued effects when the test store ended, but the effect .load, started by .load, is still queued.
+    /// Receive its action with receive(_:), or cancel it with cancel(id:).
+    /// ```
     ///
     /// The test store does this itself when it is released; call it to check at a point of your choice.
     ///
     /// - Parameters:
-    ///   - fileID: Where a failure is reported (defaults to the caller).
-    ///   - file: Where a failure is reported (defaults to the caller).
-    ///   - line: Where a failure is reported (defaults to the caller).
-    ///   - column: Where a failure is reported (defaults to the caller).
+    ///   - fileID: Unused: leftover effects are reported where they started. Kept for source compatibility.
+    ///   - file: Unused, as `fileID`.
+    ///   - line: Unused, as `fileID`.
+    ///   - column: Unused, as `fileID`.
     public func finish(
         fileID: StaticString = #fileID,
         file: StaticString = #filePath,
         line: UInt = #line,
         column: UInt = #column
     ) {
-        reportPendingEffects(at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column))
+        reportPendingEffects()
     }
 
     /// The same as ``finish(fileID:file:line:column:)``.
     ///
     /// - Parameters:
-    ///   - fileID: Where a failure is reported (defaults to the caller).
-    ///   - file: Where a failure is reported (defaults to the caller).
-    ///   - line: Where a failure is reported (defaults to the caller).
-    ///   - column: Where a failure is reported (defaults to the caller).
+    ///   - fileID: Unused, as in ``finish(fileID:file:line:column:)``.
+    ///   - file: Unused, as in ``finish(fileID:file:line:column:)``.
+    ///   - line: Unused, as in ``finish(fileID:file:line:column:)``.
+    ///   - column: Unused, as in ``finish(fileID:file:line:column:)``.
     public func assertNoPendingEffects(
         fileID: StaticString = #fileID,
         file: StaticString = #filePath,
@@ -213,9 +220,12 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         finish(fileID: fileID, file: file, line: line, column: column)
     }
 
-    /// Handles `action` on the store without checking the state, and queues the effect.
-    func handleUnchecked(_ action: Action) {
-        if let effect = store.handleWithoutEffects(action).effect { enqueue(effect) }
+    /// Handles `action` on the store without checking the state, and queues the effect as started at
+    /// `location`.
+    func handleUnchecked(_ action: Action, at location: FailureLocation) {
+        if let effect = store.handleWithoutEffects(action).effect {
+            enqueue(effect, origin: QueuedEffect.Origin(action: action, location: location))
+        }
     }
 
     /// Handles `action` on the store, checks the state against `expecting`, and queues the effect.
@@ -224,7 +234,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         do {
             expected = try store.expectedState(expecting)
         } catch {
-            handleUnchecked(action)
+            handleUnchecked(action, at: location)
             TestStoreFailure.report(
                 "The expectation for \(ValueDump.inline(action)) threw \(ValueDump.inline(error)).", at: location)
             return
@@ -237,20 +247,24 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         if !mismatches.isEmpty {
             TestStoreFailure.report(StateMismatch.message(after: action, mismatches), at: location)
         }
-        if let effect { enqueue(effect) }
+        if let effect { enqueue(effect, origin: QueuedEffect.Origin(action: action, location: location)) }
     }
 
     /// Queues each part of `effect` last, replacing a queued effect with the same id as a running store
     /// would; a cancellation removes the queued effect with its id.
-    func enqueue(_ effect: ActionEffect<Action>) {
+    ///
+    /// - Parameters:
+    ///   - effect: The effect an action returned.
+    ///   - origin: That action, and the `send` or `receive` that handled it.
+    func enqueue(_ effect: ActionEffect<Action>, origin: QueuedEffect<Action>.Origin) {
         effect.forEachPart { part in
             switch part {
             case .action(let action):
-                append(QueuedEffect(id: UUID(), delivering: action))
+                append(QueuedEffect(id: UUID(), origin: origin, delivering: action))
             case .cancel(let id):
                 cancel(id: id)
             case .task(let id, let work):
-                append(QueuedEffect(id: id, work: work))
+                append(QueuedEffect(id: id, origin: origin, work: work))
             }
         }
     }
@@ -272,19 +286,24 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         queue.withValue { $0.insert(contentsOf: effects, at: 0) }
     }
 
-    private func reportPendingEffects(at location: FailureLocation) {
+    /// Reports each queued effect at the `send` or `receive` that started it, and empties the queue.
+    /// The actions a multi-action effect left queued are one effect.
+    private func reportPendingEffects() {
         let pending = queue.withValue { queued in
             defer { queued = [] }
-            return queued.map(\.id)
+            return queued
         }
-        guard !pending.isEmpty else { return }
-        let count = pending.count == 1 ? "1 is" : "\(pending.count) are"
-        let pronoun = pending.count == 1 ? "it" : "them"
-        TestStoreFailure.report(
-            (["Expected no queued effects when the test store ended, but \(count) still queued:"]
-                + pending.map { "  - \(ValueDump.inline($0.base))" }
-                + ["Receive \(pronoun) with receive(_:), or cancel \(pronoun) with cancel(id:)."])
-                .joined(separator: "\n"),
-            at: location)
+        var reported: [QueuedEffect<Action>] = []
+        for effect in pending where !reported.contains(where: { $0.isSameEffect(as: effect) }) {
+            reported.append(effect)
+            TestStoreFailure.report(
+                """
+                Expected no queued effects when the test store ended, but the effect \
+                \(ValueDump.inline(effect.id.base)), started by \(ValueDump.inline(effect.origin.action)), is \
+                still queued.
+                Receive its action with receive(_:), or cancel it with cancel(id:).
+                """,
+                at: effect.origin.location)
+        }
     }
 }
