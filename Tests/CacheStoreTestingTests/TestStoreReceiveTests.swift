@@ -64,7 +64,7 @@ import Testing
                 CapturedFailure(
                     message: """
                         Expected to receive .nextPage, but no effect is queued.
-                        Send the action that starts the effect first, or remove this receive.
+                        Send the action that starts the effect first, or remove this receive(_:).
                         """,
                     line: receiveLine)
             ])

@@ -1,4 +1,5 @@
 import CacheStoreTesting
+import Synchronization
 import Testing
 import XCTest
 
@@ -11,6 +12,7 @@ enum FeedAction: Equatable {
     case load
     case loaded([String])
     case stop
+    case open(String)
 }
 
 enum FeedID { case load }
@@ -34,6 +36,11 @@ let feedHandler = FeedHandler { state, action, client in
     case .stop:
         state.set(value: false, forKey: .isLoading)
         return .cancel(id: FeedID.load)
+    case .open(let title):
+        return ActionEffect {
+            client.track("open \(title)")
+            return nil
+        }
     }
 }
 
@@ -64,6 +71,22 @@ let feedHandler = FeedHandler { state, action, client in
         state.set(value: ["Tea"], forKey: .items)
         state.set(value: 4, forKey: .total)
     }
+}
+
+@Test func openingAPostIsTracked() async {
+    let tracked = Mutex<[String]>([])
+    let store = TestStore(
+        initialValues: [:],
+        actionHandler: feedHandler,
+        dependency: FeedClient(
+            fetch: unimplemented("fetch", placeholder: []),
+            track: { event in tracked.withLock { $0.append(event) } }
+        )
+    )
+
+    store.send(.open("Hello"))
+    await store.runEffectExpectingNoAction()
+    #expect(tracked.withLock { $0 } == ["open Hello"])
 }
 
 @Test func lookingAtTheQueue() {
@@ -106,6 +129,15 @@ let feedHandler = FeedHandler { state, action, client in
             await captureFailureMessages {
                 let store = makeStore()
                 store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+            })
+    }
+
+    @Test func anEffectThatProducedAnAction() async throws {
+        try expectArticleShows(
+            await captureFailureMessages {
+                let store = makeStore()
+                store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+                await store.runEffectExpectingNoAction()
             })
     }
 

@@ -41,8 +41,11 @@ extension TestStore {
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) async {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
-        guard let effect = dequeueOrFail(expecting: action, at: location) else { return }
-        let produced = await effect.start().actions(timeout: effectTimeout)
+        let expectation = EffectExpectation.receiving(action)
+        guard let effect = takeOldestEffect(for: expectation, blocking: false, at: location),
+            let produced = actions(
+                of: effect, await effect.start().actions(timeout: effectTimeout), for: expectation, at: location)
+        else { return }
         finishReceiving(action, from: effect, produced: produced, at: location, expecting: expecting)
     }
 
@@ -75,65 +78,26 @@ extension TestStore {
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
-        guard QueuedEffect<Action>.canRunOnOwnThread || !isInsideTask else {
-            TestStoreFailure.report(
-                """
-                Expected to receive \(ValueDump.inline(action)), but the synchronous receive(_:) cannot run an \
-                effect inside a task before macOS 15, iOS 18, tvOS 18 or watchOS 11.
-                Use `await store.receive(_:)` in async code.
-                """,
-                at: location)
-            return
-        }
-        guard let effect = dequeueOrFail(expecting: action, at: location) else { return }
-        let produced = effect.start(onOwnThread: true).actionsBlocking(timeout: effectTimeout)
+        let expectation = EffectExpectation.receiving(action)
+        guard let effect = takeOldestEffect(for: expectation, blocking: true, at: location),
+            let produced = actions(
+                of: effect, effect.start(onOwnThread: true).actionsBlocking(timeout: effectTimeout),
+                for: expectation, at: location)
+        else { return }
         finishReceiving(action, from: effect, produced: produced, at: location, expecting: expecting)
-    }
-
-    private func dequeueOrFail(expecting action: Action, at location: FailureLocation) -> QueuedEffect<Action>? {
-        if let effect = dequeue() { return effect }
-        TestStoreFailure.report(
-            """
-            Expected to receive \(ValueDump.inline(action)), but no effect is queued.
-            Send the action that starts the effect first, or remove this receive.
-            """,
-            at: location)
-        return nil
     }
 
     /// Checks what the effect produced against `expected`, then handles it.
     ///
-    /// - Parameter produced: The effect's actions in order, or why there are none.
+    /// - Parameter produced: The effect's actions in order.
     private func finishReceiving(
         _ expected: Action,
         from effect: QueuedEffect<Action>,
-        produced outcome: WaitOutcome<[Action]>,
+        produced: [Action],
         at location: FailureLocation,
         expecting: (inout CacheStore<Key>) throws -> Void
     ) {
         let id = ValueDump.inline(effect.id.base)
-        let produced: [Action]
-        switch outcome {
-        case .value(let actions):
-            produced = actions
-        case .timedOut:
-            TestStoreFailure.report(
-                """
-                Expected to receive \(ValueDump.inline(expected)), but the effect \(id) did not finish within \
-                \(effectTimeout).
-                Make the effect finish (a mock dependency that returns at once), or raise effectTimeout.
-                """,
-                at: location)
-            return
-        case .cancelled:
-            TestStoreFailure.report(
-                """
-                Expected to receive \(ValueDump.inline(expected)), but the wait for the effect \(id) was cancelled.
-                The task awaiting receive(_:) was cancelled; the effect was cancelled too.
-                """,
-                at: location)
-            return
-        }
         guard let received = produced.first else {
             TestStoreFailure.report(
                 """
@@ -144,8 +108,7 @@ extension TestStore {
                 at: location)
             return
         }
-        requeueFirst(
-            produced.dropFirst().map { QueuedEffect(id: effect.id, origin: effect.origin, delivering: $0) })
+        requeueRest(of: produced, from: effect)
         guard isStructurallyEqual(received, expected) else {
             TestStoreFailure.report(
                 (["Received an unexpected action from the effect \(id) (− expected, + received):"]
@@ -158,9 +121,4 @@ extension TestStore {
         }
         handle(received, at: location, expecting: expecting)
     }
-}
-
-/// Whether the caller runs in a task (on the concurrency pool), rather than on a thread of its own.
-private var isInsideTask: Bool {
-    withUnsafeCurrentTask { $0 != nil }
 }

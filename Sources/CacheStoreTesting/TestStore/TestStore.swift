@@ -46,6 +46,11 @@ import Foundation
 /// - ``receive(_:fileID:file:line:column:expecting:)-45zxx``
 /// - ``effectTimeout``
 ///
+/// ### Effects that end without an action
+///
+/// - ``runEffectExpectingNoAction(fileID:file:line:column:)-873mk``
+/// - ``runEffectExpectingNoAction(fileID:file:line:column:)-2ce5m``
+///
 /// ### Queued effects
 ///
 /// - ``queuedEffectIDs``

@@ -1,0 +1,82 @@
+import CacheStore
+
+/// What a call that runs the oldest queued effect expects of it, for its failure messages.
+struct EffectExpectation {
+    /// The first words of each failure: "Expected to receive .loaded".
+    let summary: String
+    /// The call as the messages name it: "receive(_:)".
+    let call: String
+
+    static func receiving<Action>(_ action: Action) -> EffectExpectation {
+        EffectExpectation(summary: "Expected to receive \(ValueDump.inline(action))", call: "receive(_:)")
+    }
+
+    static let noAction = EffectExpectation(
+        summary: "Expected an effect to finish without an action", call: "runEffectExpectingNoAction()")
+}
+
+extension TestStore {
+    /// Takes the oldest queued effect to run it; reports a failure and returns `nil` when none is queued,
+    /// or when a blocking call runs inside a task where effects cannot get a thread of their own.
+    func takeOldestEffect(
+        for expectation: EffectExpectation, blocking: Bool, at location: FailureLocation
+    ) -> QueuedEffect<Action>? {
+        if blocking, !QueuedEffect<Action>.canRunOnOwnThread, isInsideTask {
+            TestStoreFailure.report(
+                """
+                \(expectation.summary), but the synchronous \(expectation.call) cannot run an effect inside a \
+                task before macOS 15, iOS 18, tvOS 18 or watchOS 11.
+                Use `await store.\(expectation.call)` in async code.
+                """,
+                at: location)
+            return nil
+        }
+        if let effect = dequeue() { return effect }
+        TestStoreFailure.report(
+            """
+            \(expectation.summary), but no effect is queued.
+            Send the action that starts the effect first, or remove this \(expectation.call).
+            """,
+            at: location)
+        return nil
+    }
+
+    /// The actions `effect` produced; when the wait gave up instead, reports why and returns `nil`.
+    func actions(
+        of effect: QueuedEffect<Action>,
+        _ outcome: WaitOutcome<[Action]>,
+        for expectation: EffectExpectation,
+        at location: FailureLocation
+    ) -> [Action]? {
+        let id = ValueDump.inline(effect.id.base)
+        switch outcome {
+        case .value(let actions):
+            return actions
+        case .timedOut:
+            TestStoreFailure.report(
+                """
+                \(expectation.summary), but the effect \(id) did not finish within \(effectTimeout).
+                Make the effect finish (a mock dependency that returns at once), or raise effectTimeout.
+                """,
+                at: location)
+        case .cancelled:
+            TestStoreFailure.report(
+                """
+                \(expectation.summary), but the wait for the effect \(id) was cancelled.
+                The task awaiting \(expectation.call) was cancelled; the effect was cancelled too.
+                """,
+                at: location)
+        }
+        return nil
+    }
+
+    /// Queues the actions after the first of a multi-action effect first, in order.
+    func requeueRest(of produced: [Action], from effect: QueuedEffect<Action>) {
+        requeueFirst(produced.dropFirst().map { QueuedEffect(id: effect.id, origin: effect.origin, delivering: $0) })
+    }
+}
+
+/// Whether the caller runs in a task (on the concurrency pool), rather than on a thread of its own.
+private var isInsideTask: Bool {
+    withUnsafeCurrentTask { $0 != nil }
+}
