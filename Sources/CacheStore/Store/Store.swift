@@ -96,13 +96,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
         dependency: Dependency
     ) {
         self.init(
-            engine: StoreEngine(
-                state: CacheStore(initialValues: initialValues),
-                queue: ActionQueue(),
-                handler: actionHandler,
-                dependency: dependency,
-                isolation: .anyThread,
-                forwardToParent: nil))
+            initialValues: initialValues, actionHandler: actionHandler, dependency: dependency, isolation: .anyThread)
     }
 
     /// Creates a store that handles its actions where `isolation` says: on the main actor, for a
