@@ -56,17 +56,17 @@ enum CancelAttackAction: Sendable {
         links.a = a
         links.b = b
         a.handle(action: .start)
-        let finished = await expectFinishes("cancel(id:) from B's handler while A's effect sends to B", within: 5) {
+        let finished = await expectFinishes("cancel(id:) from B's handler while A's effect sends to B", within: 30) {
             b.handle(action: .cancelOtherStoresEffect)
         }
         guard finished else { return }
         #expect(links.cancelResult.value != nil)
-        #expect(await eventually(timeout: .seconds(3)) { b.get(.flag, as: Bool.self) == true })
+        #expect(await eventually(timeout: .seconds(30)) { b.get(.flag, as: Bool.self) == true })
         try? await Task.sleep(for: .milliseconds(100))
         #expect(links.ticksAfterCancel.value == 0, "ticks were handled after cancel(id:) returned true")
         if links.cancelResult.value == false {
             // The cancel could not wait (it would have closed a cycle): the effect still stops.
-            #expect(await eventually(timeout: .seconds(3)) { a.runningEffectIDs.isEmpty })
+            #expect(await eventually(timeout: .seconds(30)) { a.runningEffectIDs.isEmpty })
         }
     }
 }

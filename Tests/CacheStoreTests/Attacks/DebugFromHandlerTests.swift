@@ -25,11 +25,11 @@ enum DebugAttackAction: Sendable {
                 switch action {
                 case .sendToOther:  // on thread D, in A's handler
                     links.aInside.signal()
-                    _ = links.bInside.wait(timeout: .now() + 2)
+                    _ = links.bInside.wait(timeout: .now() + 10)
                     links.b?.handle(action: .noop)  // B is busy on thread C: D waits for C
                 case .configureOtherDebug:  // on thread C, in B's handler
                     links.bInside.signal()
-                    _ = links.aInside.wait(timeout: .now() + 2)
+                    _ = links.aInside.wait(timeout: .now() + 10)
                     usleep(100_000)  // D is now waiting for this thread
                     links.a?.debug { _ in }  // A is busy on thread D, which waits for us
                 case .noop:
@@ -48,7 +48,7 @@ enum DebugAttackAction: Sendable {
                 }
                 .start()
             }
-            if done.wait(timeout: .now() + 5) == .timedOut { exit(2) }
+            if done.wait(timeout: .now() + 30) == .timedOut { exit(2) }
         }
     }
 }

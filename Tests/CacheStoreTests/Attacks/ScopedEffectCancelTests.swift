@@ -50,7 +50,7 @@ enum ChildAction: Sendable {
             inChildHandler.wait()
             if child.cancel(id: "ticks") { cancelReturnedTrue.value = true }
         }
-        #expect(await eventually(timeout: .seconds(3)) { child.runningEffectIDs.isEmpty })
+        #expect(await eventually(timeout: .seconds(30)) { child.runningEffectIDs.isEmpty })
         try? await Task.sleep(for: .milliseconds(600))
         #expect(cancelReturnedTrue.value, "cancel(id:) of an effect whose action was in hand returned true")
         #expect(lateInParent.value == 0, "the parent handled the cancelled effect's action after cancel returned true")

@@ -45,7 +45,7 @@ enum ReleaseWhileDeliveringAction: Sendable {
             weakStore = store
             store.handle(action: .start)
         }
-        #expect(await eventually(timeout: .seconds(3)) { owner.released.value })
+        #expect(await eventually(timeout: .seconds(30)) { owner.released.value })
         try? await Task.sleep(for: .milliseconds(200))
         #expect(weakStore == nil)
         #expect(owner.ticksAfterRelease.value == 0, "ticks were handled after the store was released")

@@ -27,13 +27,13 @@ enum RingAction: Sendable {
         ring.stores = (0..<3).map { position in
             Store(initialValues: [.count: 0], actionHandler: handler, dependency: position)
         }
-        let finished = await expectFinishes("three stores sending around a ring", within: 10) {
+        let finished = await expectFinishes("three stores sending around a ring", within: 30) {
             DispatchQueue.concurrentPerform(iterations: 3) { position in
                 for _ in 0..<rounds { ring.stores[position].handle(action: .passOn) }
             }
         }
         guard finished else { return }
-        #expect(await eventually(timeout: .seconds(3)) { ring.stores.allSatisfy { $0.get(.count) == rounds } })
+        #expect(await eventually(timeout: .seconds(30)) { ring.stores.allSatisfy { $0.get(.count) == rounds } })
         #expect(ring.stores.map { $0.get(.count, as: Int.self) } == [rounds, rounds, rounds])
     }
 }

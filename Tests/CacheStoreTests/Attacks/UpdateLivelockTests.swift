@@ -9,7 +9,7 @@ import Testing
 
     @Test func twoUpdatersWritingEachOthersKeyBothFinish() async {
         let cache = CacheStore<Key>(initialValues: [.count: 0, .other: 0])
-        let finished = await expectFinishes("two updates whose closures write each other's key", within: 10) {
+        let finished = await expectFinishes("two updates whose closures write each other's key", within: 30) {
             DispatchQueue.concurrentPerform(iterations: 2) { thread in
                 let (mine, theirs): (Key, Key) = thread == 0 ? (.count, .other) : (.other, .count)
                 for index in 0..<Self.iterations {
@@ -30,7 +30,7 @@ import Testing
     @Test func updatersThatAlsoWriteTheirOwnKeyFinish() async {
         let threads = 4
         let cache = CacheStore<Key>(initialValues: [.count: 0])
-        let finished = await expectFinishes("4 threads updating one key, each closure also writing it", within: 10) {
+        let finished = await expectFinishes("4 threads updating one key, each closure also writing it", within: 30) {
             DispatchQueue.concurrentPerform(iterations: threads) { _ in
                 for _ in 0..<Self.iterations {
                     cache.update(.count, as: Int.self) { value in

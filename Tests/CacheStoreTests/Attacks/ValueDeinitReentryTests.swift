@@ -52,7 +52,9 @@ enum ReentryAction: Sendable {
     func aHandlerReleasingAValueWhoseDeinitSendsAndCancels(action: ReentryAction) async {
         let cancelled = AttackBox<Bool?>(nil)
         let store = Self.storeWithReentrantValue(cancelled: cancelled)
-        let finished = await expectFinishes("a handler releasing a value whose deinit re-enters the store", within: 5) {
+        let finished = await expectFinishes(
+            "a handler releasing a value whose deinit re-enters the store", within: 30
+        ) {
             store.handle(action: action)
         }
         guard finished else { return }
@@ -69,7 +71,7 @@ enum ReentryAction: Sendable {
                 cache?.set(value: "written by deinit", forKey: .name)
                 cache?.update(.count, as: Int.self) { count in count = (count ?? 0) + 1 }
             }, forKey: .other)
-        let finished = await expectFinishes("update releasing a value whose deinit re-enters the cache", within: 5) {
+        let finished = await expectFinishes("update releasing a value whose deinit re-enters the cache", within: 30) {
             cache.update(.other, as: ReleaseProbe.self) { probe in probe = nil }
         }
         guard finished else { return }
@@ -84,7 +86,7 @@ enum ReentryAction: Sendable {
         scope.set(
             value: ReleaseProbe { [weak scope] in scope?.set(value: "written by deinit", forKey: .name) },
             forKey: .other)
-        let finished = await expectFinishes("a scope releasing a value whose deinit writes through it", within: 5) {
+        let finished = await expectFinishes("a scope releasing a value whose deinit writes through it", within: 30) {
             scope.set(value: 1, forKey: .other)
         }
         guard finished else { return }

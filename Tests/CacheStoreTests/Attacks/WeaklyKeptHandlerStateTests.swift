@@ -37,7 +37,7 @@ enum WeakKeepAction: Sendable {
                 onAnotherThread { holder.readDuringAction.value = holder.state?.get(.count, as: Int.self) ?? -1 }
             } else {
                 holder.actionRuns.signal()
-                _ = holder.effectRead.wait(timeout: .now() + 2)
+                _ = holder.effectRead.wait(timeout: .now() + 10)
             }
         }
         return .none

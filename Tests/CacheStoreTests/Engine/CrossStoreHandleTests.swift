@@ -73,7 +73,7 @@ let crossHandler = StoreActionHandler<Key, CrossAction, CrossLink> { _, action, 
                     rawValue: "storeA.handle and storeB.handle, each calling the other from its handler, deadlocked"))
             return
         }
-        let bothReceived = await eventually(timeout: .seconds(5)) {
+        let bothReceived = await eventually(timeout: .seconds(30)) {
             linkA.received.values.count == 2 && linkB.received.values.count == 2
         }
         #expect(bothReceived, "each store handled its own action and the one the other store sent it")
