@@ -159,8 +159,9 @@ private func makeStore(writing written: Box, sent: Payload = Payload(n: 1), init
             let expected = models(Array(0..<count), capacity: count * 8)
             let before = CountedKey.comparisons.values.count
             store.send(.write) { $0.set(value: expected, forKey: "value") }
-            // One key lookup per entry: a quadratic search compared ~count² / 2 pairs of keys.
-            #expect(CountedKey.comparisons.values.count - before <= 2 * count)
+            // One key lookup per entry (a few comparisons more where hashes collide, which depends on
+            // the process's hash seed): a quadratic search compared ~count² / 2 pairs of keys.
+            #expect(CountedKey.comparisons.values.count - before <= 4 * count)
         }
         #expect(failures.isEmpty)
     }

@@ -36,12 +36,14 @@ enum CancelAttackAction: Sendable {
             state.set(value: tick, forKey: .count)
             guard tick == 0 else { return .none }
             links.aDelivering.signal()
-            _ = links.bInside.wait(timeout: .now() + 10)
+            _ = links.bInside.wait(timeout: .now() + 60)
             usleep(50_000)  // B's thread is now waiting in cancel(id:) for this delivery
             links.b?.handle(action: .noop)
         case .cancelOtherStoresEffect:  // store B, on the test's thread
             links.bInside.signal()
-            _ = links.aDelivering.wait(timeout: .now() + 10)
+            // Under ThreadSanitizer on a loaded machine the effect's task can wait seconds for a
+            // thread of the concurrency pool: wait for its delivery as long as the test allows.
+            _ = links.aDelivering.wait(timeout: .now() + 60)
             links.cancelResult.value = links.a?.cancel(id: "ticks")
         case .noop:
             state.set(value: true, forKey: .flag)
@@ -56,7 +58,7 @@ enum CancelAttackAction: Sendable {
         links.a = a
         links.b = b
         a.handle(action: .start)
-        let finished = await expectFinishes("cancel(id:) from B's handler while A's effect sends to B", within: 30) {
+        let finished = await expectFinishes("cancel(id:) from B's handler while A's effect sends to B", within: 120) {
             b.handle(action: .cancelOtherStoresEffect)
         }
         guard finished else { return }
