@@ -93,7 +93,7 @@ extension ExternalProcessTests {
             try tmux.type(Self.commandLine())
             _ = try tmux.waitForScreen { $0.contains("page 1/10") }
             try tmux.send("C-\\")
-            let after = try tmux.waitForScreen { $0.contains("exited=") }
+            let after = try tmux.waitForScreen { $0.range(of: #"exited=[0-9]"#, options: .regularExpression) != nil }
             #expect(after.contains("exited=131"))
             #expect(try tmux.pane("alternate_on") == "0")
             #expect(try tmux.pane("cursor_flag") == "1")
