@@ -1,6 +1,6 @@
 """The tests' HTTP server on 127.0.0.1: the fixture files, plus paths that misbehave on purpose.
 
-  /slow/NAME   waits 3 s, then serves the fixture NAME
+  /slow/NAME   waits 2 s, then serves the fixture NAME
   /trickle     answers at once, then sends its body one byte a second
   /cut         promises 1000 bytes, sends 10, closes the connection
   /loop        redirects to itself
@@ -18,7 +18,7 @@ class Handler(http.server.SimpleHTTPRequestHandler):
 
     def do_GET(self):
         if self.path.startswith("/slow/"):
-            time.sleep(3)
+            time.sleep(2)
             self.path = self.path[len("/slow"):]
             return super().do_GET()
         if self.path == "/trickle":
