@@ -32,26 +32,26 @@ enum Signals {
 
     /// Sends `signal` to the watching thread, from now on (again after ``raiseWithDefaultAction(_:)``).
     static func catchSignal(_ signal: Int32) {
-        var action = sigaction()
-        #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = forward
-        #else
-            action.__sigaction_u.__sa_handler = forward
-        #endif
-        action.sa_flags = SA_RESTART
-        sigaction(signal, &action, nil)
+        setHandler(forward, flags: SA_RESTART, for: signal)
     }
 
     /// Does what `signal` does by default (stop, or end the program) to this process now.
     static func raiseWithDefaultAction(_ signal: Int32) {
+        setHandler(SIG_DFL, flags: 0, for: signal)
+        kill(getpid(), signal)
+    }
+
+    private static func setHandler(
+        _ handler: (@convention(c) (Int32) -> Void)?, flags: Int32, for signal: Int32
+    ) {
         var action = sigaction()
         #if canImport(Glibc)
-            action.__sigaction_handler.sa_handler = SIG_DFL
+            action.__sigaction_handler.sa_handler = handler
         #else
-            action.__sigaction_u.__sa_handler = SIG_DFL
+            action.__sigaction_u.__sa_handler = handler
         #endif
+        action.sa_flags = flags
         sigaction(signal, &action, nil)
-        kill(getpid(), signal)
     }
 }
 
