@@ -12,6 +12,13 @@ enum CaseCatalog {
         (["effect-roundtrip"], { _, operations in [EffectCases.roundTrip(count: operations)] }),
         (["effect-cancel"], { _, operations in [EffectCases.startAndCancel(count: operations)] }),
         (["teststore-send"], { [TestStoreCases.send(size: $0, operations: $1)] }),
+        // The paths of a UI and their true floors (see FloorCases).
+        (["floor-observed-write"], { [FloorCases.observedWrite(size: $0, operations: $1 * 10)] }),
+        (["floor-task-roundtrip"], { _, operations in [FloorCases.taskRoundTrip(count: operations)] }),
+        (["floor-scope-create"], { [FloorCases.scopeCreate(size: $0, operations: $1 * 10)] }),
+        (["scope-create"], { [UIPathCases.scopeCreate(size: $0, operations: $1 * 10)] }),
+        (["floor-row-write"], { [FloorCases.rowWrite(size: $0, operations: $1 * 10)] }),
+        (["row-write"], { [UIPathCases.rowWrite(size: $0, operations: $1 * 10)] }),
     ]
 
     /// The names `--case` accepts: every timed case of the table (the memory rows are not timed).

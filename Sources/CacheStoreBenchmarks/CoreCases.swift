@@ -65,7 +65,9 @@ struct CoreCases {
             BenchmarkCase("store-handle-observed-other", size: size, operations: operations) { index in
                 observingOther.handle(action: .write(key: index % hotKeys, value: index))
             },
-            BenchmarkCase("store-handle-observed-same", size: size, operations: operations / 10) { index in
+            BenchmarkCase(
+                "store-handle-observed-same", size: size, baseline: "floor-observed-write", operations: operations / 10
+            ) { index in
                 observingSame.handle(action: .write(key: 0, value: index))
             },
         ]

@@ -9,7 +9,7 @@ enum EffectCases {
     static func roundTrip(count: Int) -> BenchmarkCase {
         let finished = DispatchSemaphore(value: 0)
         let store = makeStore(size: 10, dependency: BenchDependency(roundTripFinished: { finished.signal() }))
-        return BenchmarkCase("effect-roundtrip", size: 10, operations: count) {
+        return BenchmarkCase("effect-roundtrip", size: 10, baseline: "floor-task-roundtrip", operations: count) {
             store.handle(action: .roundTrip(remaining: count))
             finished.wait()
         }

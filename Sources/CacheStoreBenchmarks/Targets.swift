@@ -38,9 +38,23 @@ struct Targets {
         check(
             "scoped-handle ≤ 1.5× store-handle",
             [1_000, 100_000].map { ($0.formatted(), ratio("scoped-handle", $0, to: "store-handle")) }, limit: 1.5)
+        // The paths of a UI, each against its true floor (see FloorCases).
         check(
-            "effect-roundtrip ≤ 10 µs", [("", figure("effect-roundtrip", 10).map { $0 / 1_000 })], limit: 10,
-            unit: " µs")
+            "store-handle-observed-same ≤ 1.2× floor-observed-write",
+            sizes.map { ($0.formatted(), ratio("store-handle-observed-same", $0, to: "floor-observed-write")) },
+            limit: 1.2)
+        check(
+            "effect-roundtrip ≤ 2× floor-task-roundtrip",
+            [("", ratio("effect-roundtrip", 10, to: "floor-task-roundtrip"))], limit: 2)
+        check(
+            "scope-create ≤ 1.5× floor-scope-create",
+            sizes.map { ($0.formatted(), ratio("scope-create", $0, to: "floor-scope-create")) }, limit: 1.5)
+        check(
+            "row-write ≤ 1.5× floor-row-write",
+            sizes.map { ($0.formatted(), ratio("row-write", $0, to: "floor-row-write")) }, limit: 1.5)
+        check(
+            "row-write at 100,000 rows ≤ 1.2× at 10", [("", ratio("row-write", 100_000, to: "row-write", 10))],
+            limit: 1.2)
         check(
             "teststore-send at 10,000 keys ≤ 20 µs", [("", figure("teststore-send", 10_000).map { $0 / 1_000 })],
             limit: 20, unit: " µs")

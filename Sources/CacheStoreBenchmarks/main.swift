@@ -30,9 +30,20 @@ let testStoreOperations = plan.operations(scaledBy: 0.1)
 for size in [10, 1_000, 10_000, 100_000] {
     let core = CoreCases(size: size, operations: plan.operations)
     cases += core.floors
+    if size != 10_000 {
+        cases += [
+            FloorCases.observedWrite(size: size, operations: plan.operations),
+            FloorCases.scopeCreate(size: size, operations: plan.operations),
+            UIPathCases.scopeCreate(size: size, operations: plan.operations),
+            FloorCases.rowWrite(size: size, operations: plan.operations),
+            UIPathCases.rowWrite(size: size, operations: plan.operations),
+        ]
+    }
     if size != 10_000 { cases += core.cache + core.store }
     if size >= 1_000 && size != 10_000 { cases.append(core.scoped) }
-    if size == 10 { cases.append(EffectCases.roundTrip(count: effectOperations)) }
+    if size == 10 {
+        cases += [EffectCases.roundTrip(count: effectOperations), FloorCases.taskRoundTrip(count: effectOperations)]
+    }
     if size == 1_000 { cases.append(EffectCases.startAndCancel(count: 1_000)) }
     if size <= 10_000 { cases.append(TestStoreCases.send(size: size, operations: testStoreOperations)) }
 }
