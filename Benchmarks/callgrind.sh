@@ -67,6 +67,6 @@ read -r longOperations longInstructions <<<"$long"
 awk -v name="$name" -v size="$size" \
     -v n1="$shortOperations" -v i1="$shortInstructions" -v n2="$longOperations" -v i2="$longInstructions" \
     'BEGIN {
-        printf "%s\t%d\t%.0f Ir/op\t(%d Ir for %d operations, %d Ir for %d)\n",
+        printf "%s\t%d\t%.0f Ir/op\t(%.0f Ir for %d operations, %.0f Ir for %d)\n",
             name, size, (i2 - i1) / (n2 - n1), i1, n1, i2, n2
     }'
