@@ -8,38 +8,31 @@
 
 /// A mutex with a condition variable, for state that threads wait on (a `pthread_mutex_t` and a
 /// `pthread_cond_t`). Every call's result is checked: a failure here is a broken invariant.
+///
+/// ```swift
+/// lock.lock()
+/// while !isDone { lock.wait() }
+/// lock.unlock()
+/// ```
+///
+/// Both primitives live in one allocation (see ``ConditionLockStorage``).
 @usableFromInline
-final class ConditionLock: @unchecked Sendable {
-    @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private let condition: UnsafeMutablePointer<pthread_cond_t>
+struct ConditionLock: @unchecked Sendable {
+    @usableFromInline let storage: ConditionLockStorage
 
     @usableFromInline
     init() {
-        mutex = .allocate(capacity: 1)
-        mutex.initialize(to: pthread_mutex_t())
-        precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
-        condition = .allocate(capacity: 1)
-        condition.initialize(to: pthread_cond_t())
-        precondition(pthread_cond_init(condition, nil) == 0, "pthread_cond_init failed")
-    }
-
-    deinit {
-        pthread_cond_destroy(condition)
-        condition.deinitialize(count: 1)
-        condition.deallocate()
-        pthread_mutex_destroy(mutex)
-        mutex.deinitialize(count: 1)
-        mutex.deallocate()
+        storage = ConditionLockStorage.make()
     }
 
     @inlinable
     func lock() {
-        pthread_mutex_lock(mutex)
+        storage.withUnsafeMutablePointerToElements { mutex in _ = pthread_mutex_lock(mutex) }
     }
 
     @inlinable
     func unlock() {
-        pthread_mutex_unlock(mutex)
+        storage.withUnsafeMutablePointerToElements { mutex in _ = pthread_mutex_unlock(mutex) }
     }
 
     /// Runs `body` with the lock held.
@@ -51,12 +44,38 @@ final class ConditionLock: @unchecked Sendable {
 
     /// Releases the lock until ``broadcast()`` is called, then takes it again. Lock held.
     func wait() {
-        precondition(pthread_cond_wait(condition, mutex) == 0, "pthread_cond_wait failed")
+        storage.withUnsafeMutablePointers { condition, mutex in
+            precondition(pthread_cond_wait(condition, mutex) == 0, "pthread_cond_wait failed")
+        }
     }
 
     /// Wakes every thread in ``wait()``.
     @usableFromInline
     func broadcast() {
-        pthread_cond_broadcast(condition)
+        storage.withUnsafeMutablePointerToHeader { condition in _ = pthread_cond_broadcast(condition) }
+    }
+}
+
+/// A ``ConditionLock``'s condition variable (the header) and mutex (the one element), in one object.
+@usableFromInline
+final class ConditionLockStorage: ManagedBuffer<pthread_cond_t, pthread_mutex_t> {
+    @usableFromInline
+    static func make() -> ConditionLockStorage {
+        let storage = unsafeDowncast(
+            create(minimumCapacity: 1) { _ in pthread_cond_t() }, to: ConditionLockStorage.self)
+        storage.withUnsafeMutablePointers { condition, mutex in
+            precondition(pthread_cond_init(condition, nil) == 0, "pthread_cond_init failed")
+            mutex.initialize(to: pthread_mutex_t())
+            precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
+        }
+        return storage
+    }
+
+    deinit {
+        withUnsafeMutablePointers { condition, mutex in
+            pthread_cond_destroy(condition)
+            pthread_mutex_destroy(mutex)
+            mutex.deinitialize(count: 1)
+        }
     }
 }

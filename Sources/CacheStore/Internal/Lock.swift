@@ -10,50 +10,44 @@
 ///
 /// `Synchronization.Mutex` needs macOS 15; this package supports macOS 14, so it wraps the
 /// platform's own primitive: `os_unfair_lock` on Apple systems, a `pthread_mutex_t` elsewhere.
+///
+/// ```swift
+/// let lock = Lock()
+/// let count = lock.withLock { counter += 1; return counter }
+/// ```
+///
+/// The primitive lives in the storage object's own allocation (see ``LockStorage``): one allocation
+/// per lock, not two, which is one of the allocations a row's scoped store no longer makes.
 @usableFromInline
-package final class Lock: @unchecked Sendable {
-    #if canImport(Darwin)
-        @usableFromInline let primitive: UnsafeMutablePointer<os_unfair_lock>
-    #else
-        @usableFromInline let primitive: UnsafeMutablePointer<pthread_mutex_t>
-    #endif
+package struct Lock: @unchecked Sendable {
+    @usableFromInline let storage: LockStorage
 
     /// Creates an unlocked lock.
     @usableFromInline
     package init() {
-        primitive = .allocate(capacity: 1)
-        #if canImport(Darwin)
-            primitive.initialize(to: os_unfair_lock())
-        #else
-            primitive.initialize(to: pthread_mutex_t())
-            precondition(pthread_mutex_init(primitive, nil) == 0, "pthread_mutex_init failed")
-        #endif
-    }
-
-    deinit {
-        #if !canImport(Darwin)
-            pthread_mutex_destroy(primitive)
-        #endif
-        primitive.deinitialize(count: 1)
-        primitive.deallocate()
+        storage = LockStorage.make()
     }
 
     @inlinable
     package func lock() {
-        #if canImport(Darwin)
-            os_unfair_lock_lock(primitive)
-        #else
-            pthread_mutex_lock(primitive)
-        #endif
+        storage.withUnsafeMutablePointerToElements { primitive in
+            #if canImport(Darwin)
+                os_unfair_lock_lock(primitive)
+            #else
+                _ = pthread_mutex_lock(primitive)
+            #endif
+        }
     }
 
     @inlinable
     package func unlock() {
-        #if canImport(Darwin)
-            os_unfair_lock_unlock(primitive)
-        #else
-            pthread_mutex_unlock(primitive)
-        #endif
+        storage.withUnsafeMutablePointerToElements { primitive in
+            #if canImport(Darwin)
+                os_unfair_lock_unlock(primitive)
+            #else
+                _ = pthread_mutex_unlock(primitive)
+            #endif
+        }
     }
 
     /// Runs `body` with the lock held; `body` must not take it again.
@@ -64,3 +58,36 @@ package final class Lock: @unchecked Sendable {
         return try body()
     }
 }
+
+/// The platform primitive of a ``Lock``, allocated in the object's tail.
+#if canImport(Darwin)
+    @usableFromInline
+    final class LockStorage: ManagedBuffer<Void, os_unfair_lock> {
+        @usableFromInline
+        static func make() -> LockStorage {
+            let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in () }, to: LockStorage.self)
+            storage.withUnsafeMutablePointerToElements { $0.initialize(to: os_unfair_lock()) }
+            return storage
+        }
+    }
+#else
+    @usableFromInline
+    final class LockStorage: ManagedBuffer<Void, pthread_mutex_t> {
+        @usableFromInline
+        static func make() -> LockStorage {
+            let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in () }, to: LockStorage.self)
+            storage.withUnsafeMutablePointerToElements { primitive in
+                primitive.initialize(to: pthread_mutex_t())
+                precondition(pthread_mutex_init(primitive, nil) == 0, "pthread_mutex_init failed")
+            }
+            return storage
+        }
+
+        deinit {
+            withUnsafeMutablePointerToElements { primitive in
+                pthread_mutex_destroy(primitive)
+                primitive.deinitialize(count: 1)
+            }
+        }
+    }
+#endif
