@@ -270,8 +270,11 @@ struct Publication<Key: Hashable & SendableMetatype> {
 
     @inlinable
     mutating func noteObservation(_ observation: KeyObservation) {
-        guard firstObservation != nil else { return firstObservation = observation }
-        writableNotes().observations.append(observation)
+        if firstObservation == nil {
+            firstObservation = observation
+        } else {
+            writableNotes().observations.append(observation)
+        }
     }
 
     @inlinable
