@@ -1,0 +1,164 @@
+import CacheStoreTesting
+import Foundation
+import Testing
+
+@Suite struct TestClockTests {
+    @Test func aClockStartsAtItsZeroAndStandsStill() async {
+        let clock = TestClock()
+        #expect(clock.now == TestClock.Instant(offset: .zero))
+        #expect(clock.minimumResolution == .zero)
+        await clock.advance(by: .milliseconds(1500))
+        #expect(clock.now == TestClock.Instant(offset: .milliseconds(1500)))
+        #expect(TestClock(now: .init(offset: .seconds(9))).now.offset == .seconds(9))
+    }
+
+    @Test func anHourLongSleepEndsWithoutRealTimePassing() async throws {
+        let clock = TestClock()
+        let started = ContinuousClock.now
+        let sleeper = Task { try await clock.sleep(for: .seconds(3600)) }
+        await waitForSleepers(1, on: clock)
+        await clock.advance(by: .seconds(3599))
+        #expect(clock.sleeperCount == 1)
+        await clock.advance(by: .seconds(1))
+        try await sleeper.value
+        #expect(clock.sleeperCount == 0)
+        #expect(ContinuousClock.now - started < .seconds(60))
+    }
+
+    @Test func sleepersWakeInDeadlineOrderEachAtItsDeadline() async throws {
+        let clock = TestClock()
+        let woken = LockedList<String>()
+        func sleeper(_ name: String, for duration: Duration) -> Task<Void, any Error> {
+            Task {
+                try await clock.sleep(for: duration)
+                woken.append("\(name) at \(clock.now.offset)")
+            }
+        }
+        let late = sleeper("late", for: .seconds(3))
+        await waitForSleepers(1, on: clock)
+        let early = sleeper("early", for: .seconds(1))
+        await waitForSleepers(2, on: clock)
+        let tieFirst = sleeper("tie first", for: .seconds(2))
+        await waitForSleepers(3, on: clock)
+        let tieSecond = sleeper("tie second", for: .seconds(2))
+        await waitForSleepers(4, on: clock)
+
+        await clock.advance(by: .seconds(10))
+
+        for task in [late, early, tieFirst, tieSecond] { try await task.value }
+        let expected = [
+            "early at 1.0 seconds", "tie first at 2.0 seconds", "tie second at 2.0 seconds", "late at 3.0 seconds",
+        ]
+        #expect(woken.values == expected)
+        #expect(clock.now.offset == .seconds(10))
+    }
+
+    @Test func aTaskThatSleepsAgainWakesAgainInTheSameAdvance() async throws {
+        let clock = TestClock()
+        let timer = Task {
+            try await clock.sleep(for: .seconds(1))
+            let firstTick = clock.now
+            try await clock.sleep(for: .seconds(1))
+            return [firstTick, clock.now]
+        }
+        await waitForSleepers(1, on: clock)
+        await clock.advance(by: .seconds(3))
+        #expect(try await timer.value.map(\.offset) == [.seconds(1), .seconds(2)])
+    }
+
+    @Test func cancellingASleepingTaskThrowsAtOnce() async {
+        let clock = TestClock()
+        let sleeper = Task { try await clock.sleep(for: .seconds(3600)) }
+        await waitForSleepers(1, on: clock)
+        let started = ContinuousClock.now
+        sleeper.cancel()
+        let result = await sleeper.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(clock.sleeperCount == 0)
+        #expect(ContinuousClock.now - started < .seconds(30))
+        #expect(clock.now == TestClock.Instant())
+    }
+
+    @Test func aCancelledTaskDoesNotFallAsleep() async {
+        let clock = TestClock()
+        let sleeper = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await clock.sleep(for: .seconds(1))
+        }
+        let result = await sleeper.result
+        #expect(throws: CancellationError.self) { try result.get() }
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func aDeadlineAlreadyReachedReturnsAtOnce() async throws {
+        let clock = TestClock()
+        await clock.advance(by: .seconds(5))
+        try await clock.sleep(until: TestClock.Instant(offset: .seconds(5)))
+        try await clock.sleep(for: .zero)
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func runAdvancesUntilNoTaskSleeps() async throws {
+        let clock = TestClock()
+        let chain = Task {
+            try await clock.sleep(for: .milliseconds(300))
+            try await clock.sleep(for: .milliseconds(700))
+        }
+        let other = Task { try await clock.sleep(for: .milliseconds(500)) }
+        await waitForSleepers(2, on: clock)
+        await clock.run()
+        try await chain.value
+        try await other.value
+        #expect(clock.now.offset == .seconds(1))
+        #expect(clock.sleeperCount == 0)
+    }
+
+    @Test func aDebounceOf300MillisecondsSearchesOnlyTheLastQuery() async {
+        let clock = TestClock()
+        let store = Store(initialValues: [:], actionHandler: searchHandler, dependency: clock as any Clock<Duration>)
+        for query in ["t", "te", "tea"] {
+            store.handle(action: .queryChanged(query))
+            await waitForSleepers(1, on: clock)
+        }
+        await clock.advance(by: .milliseconds(299))
+        #expect(store.get(.searched, as: [String].self) == nil)
+        await clock.advance(by: .milliseconds(1))
+        await waitUntil { store.get(.searched, as: [String].self) != nil }
+        #expect(store.get(.searched, as: [String].self) == ["tea"])
+        #expect(clock.sleeperCount == 0)
+    }
+}
+
+enum SearchKey: Hashable, Sendable { case searched }
+enum SearchAction: Sendable {
+    case queryChanged(String)
+    case search(String)
+}
+enum SearchID: Hashable { case debounce }
+
+/// Searches 300 ms after the query stops changing: each change replaces the waiting effect.
+let searchHandler = StoreActionHandler<SearchKey, SearchAction, any Clock<Duration>> { state, action, clock in
+    switch action {
+    case .queryChanged(let query):
+        return ActionEffect(id: SearchID.debounce) {
+            guard (try? await clock.sleep(for: .milliseconds(300))) != nil else { return nil }
+            return .search(query)
+        }
+    case .search(let query):
+        state.update(.searched, as: [String].self) { $0 = ($0 ?? []) + [query] }
+        return .none
+    }
+}
+
+/// Waits, in real time, until exactly `count` tasks sleep on `clock`: a task started just now has not
+/// necessarily fallen asleep yet.
+func waitForSleepers(_ count: Int, on clock: TestClock, sourceLocation: SourceLocation = #_sourceLocation) async {
+    await waitUntil(sourceLocation: sourceLocation) { clock.sleeperCount == count }
+}
+
+/// Waits, in real time (up to ten seconds), until `condition` holds.
+func waitUntil(sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async {
+    let deadline = ContinuousClock.now + .seconds(10)
+    while !condition(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+    #expect(condition(), "still false after ten seconds", sourceLocation: sourceLocation)
+}
