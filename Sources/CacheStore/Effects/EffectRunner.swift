@@ -19,13 +19,16 @@ final class EffectRunner: @unchecked Sendable {
     /// Starts `body` in a task under `id`, cancelling the effect running under it first.
     ///
     /// - Parameter body: The effect's work; it gets the ticket to pass to the other methods.
+    /// - Returns: The effect's ticket, to cancel this start of it only (``cancel(_:)-(Ticket)``).
+    @discardableResult
     @usableFromInline
-    func start(_ id: AnyHashable, _ body: @escaping @Sendable (Ticket) async -> Void) {
+    func start(_ id: AnyHashable, _ body: @escaping @Sendable (Ticket) async -> Void) -> Ticket {
         let (ticket, replaced) = lock.withLock { lifecycle.start(id) }
         lock.broadcast()  // a canceller waiting on the effect this one replaces may stop waiting
         replaced?.cancel()
         let task = Task { await body(ticket) }
         if !lock.withLock({ lifecycle.attach(task, to: ticket) }) { task.cancel() }
+        return ticket
     }
 
     /// Admits an action the effect sent, to be handled now by the calling thread.
@@ -58,8 +61,24 @@ final class EffectRunner: @unchecked Sendable {
     @discardableResult
     @usableFromInline
     func cancel(_ id: AnyHashable) -> Bool {
+        cancel { lifecycle, me in lifecycle.cancel(id, on: me) }
+    }
+
+    /// Cancels the effect of `ticket` when it still runs, as ``cancel(_:)-(AnyHashable)`` does, and
+    /// never a newer effect with the same id: for a composed effect whose own cancellation ends the
+    /// parts it started.
+    @discardableResult
+    func cancel(_ ticket: Ticket) -> Bool {
+        cancel { lifecycle, me in
+            lifecycle.isGone(ticket) ? (.notRunning, nil) : lifecycle.cancel(ticket.id, on: me)
+        }
+    }
+
+    private func cancel(
+        _ decide: (inout EffectLifecycle, ThreadID) -> (EffectLifecycle.Cancellation, task: Task<Void, Never>?)
+    ) -> Bool {
         let me = ThreadID.current
-        let (cancellation, task) = lock.withLock { lifecycle.cancel(id, on: me) }
+        let (cancellation, task) = lock.withLock { decide(&lifecycle, me) }
         task?.cancel()
         switch cancellation {
         case .notRunning:
