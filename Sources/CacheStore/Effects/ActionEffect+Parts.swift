@@ -9,6 +9,12 @@ extension ActionEffect {
         /// Run `work` in a task under `id`. It sends any number of actions, and returns its last one,
         /// if any (a single-action effect returns its action; a `run` effect returns `nil`).
         case task(id: AnyHashable, work: @Sendable (Send<Action>) async -> Action?)
+        /// Under `id`, start each of `effects` once the one before it has ended.
+        case concatenation(id: AnyHashable, [ActionEffect])
+        /// Wait, producing no action, before what follows in a concatenation; throws when cancelled.
+        case delay(@Sendable () async throws -> Void)
+        /// A throttled effect: ask the store's schedule what to start, if anything.
+        case throttled(@Sendable (ThrottleSchedule) -> ActionEffect?)
     }
 
     /// Calls `body` with each part of the effect, in order; a merged effect's parts one by one.
@@ -31,6 +37,12 @@ extension ActionEffect {
             body(.cancel(id))
         case .merged(let effects):
             for effect in effects { effect.forEachPart(body) }
+        case .concatenated(let effects):
+            body(.concatenation(id: id, effects))
+        case .delay(let wait):
+            body(.delay(wait))
+        case .throttled(let decide):
+            body(.throttled(decide))
         }
     }
 }

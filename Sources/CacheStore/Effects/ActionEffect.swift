@@ -1,5 +1,3 @@
-import Foundation
-
 /// Work a handler asks its store to do after an action: usually async, ending in another action.
 ///
 /// Return one from a ``StoreActionHandler``, or `.none` (that is, `nil`) for no work:
@@ -26,6 +24,12 @@ import Foundation
 /// Every effect has an ``id``. Starting an effect whose id is still running cancels the running one
 /// first, and ``Store/cancel(id:)`` cancels one by id; a cancelled effect never delivers its action.
 ///
+/// Effects compose: ``merge(_:)-(ActionEffect?...)`` runs several at once,
+/// ``concatenate(id:_:)-(AnyHashable,ActionEffect?...)`` one after another, ``map(_:)`` turns a
+/// feature's actions into the app's, and ``debounce(id:for:clock:)`` and
+/// ``throttle(id:for:clock:latest:)`` time them on any `Clock`. Every part of a composed effect keeps
+/// its own id, so cancelling by id reaches it wherever it is.
+///
 /// `ActionEffect` declares no `none` member of its own: handlers return `ActionEffect<Action>?`, and
 /// `.none` there is `Optional.none`, which is unambiguous.
 ///
@@ -37,6 +41,19 @@ import Foundation
 /// - ``init(_:)``
 /// - ``run(id:operation:)``
 /// - ``cancel(id:)``
+///
+/// ### Composing effects
+///
+/// - ``merge(_:)-(ActionEffect?...)``
+/// - ``merge(_:)-([ActionEffect])``
+/// - ``concatenate(id:_:)-(AnyHashable,ActionEffect?...)``
+/// - ``concatenate(id:_:)-(AnyHashable,[ActionEffect])``
+/// - ``map(_:)``
+///
+/// ### Timing
+///
+/// - ``debounce(id:for:clock:)``
+/// - ``throttle(id:for:clock:latest:)``
 ///
 /// ### Identity
 ///
@@ -59,6 +76,14 @@ public struct ActionEffect<Action> {
         case cancel
         /// Several effects, each started as if returned alone.
         case merged([ActionEffect])
+        /// Several effects, each started when the one before it has ended, under the effect's id.
+        case concatenated([ActionEffect])
+        /// Waits (for a debounce's or a throttle's deadline) and produces no action; it throws when
+        /// cancelled. Only inside a concatenation.
+        case delay(@Sendable () async throws -> Void)
+        /// A throttled effect: what to start, decided against the store's throttle schedule when it
+        /// starts (`nil`: drop it).
+        case throttled(@Sendable (ThrottleSchedule) -> ActionEffect?)
     }
 
     /// An effect that runs `effect` concurrently and handles the action it returns, if any.
@@ -70,9 +95,10 @@ public struct ActionEffect<Action> {
     /// ```
     ///
     /// - Parameters:
-    ///   - id: The effect's identity; by default a new `UUID`, so it replaces nothing.
+    ///   - id: The effect's identity; by default a new anonymous id, equal only to itself, so it
+    ///     replaces nothing.
     ///   - effect: The work. It runs in its own task, so it can check `Task.isCancelled`.
-    public init(id: AnyHashable = UUID(), effect: @escaping @Sendable () async -> Action?) {
+    public init(id: AnyHashable = AnonymousEffectID(), effect: @escaping @Sendable () async -> Action?) {
         self.id = id
         self.operation = .single(effect)
     }
@@ -82,7 +108,7 @@ public struct ActionEffect<Action> {
     ///
     /// - Parameter action: The action to handle next.
     public init(_ action: Action) {
-        self.id = UUID()
+        self.id = AnonymousEffectID()
         self.operation = .action(action)
     }
 
@@ -98,12 +124,13 @@ public struct ActionEffect<Action> {
     /// ```
     ///
     /// - Parameters:
-    ///   - id: The effect's identity; by default a new `UUID`, so it replaces nothing.
+    ///   - id: The effect's identity; by default a new anonymous id, equal only to itself, so it
+    ///     replaces nothing.
     ///   - operation: The work; it sends actions through the ``Send`` it is given. Once the effect is
     ///     cancelled, what it sends is dropped.
     /// - Returns: The effect.
     public static func run(
-        id: AnyHashable = UUID(),
+        id: AnyHashable = AnonymousEffectID(),
         operation: @escaping @Sendable (_ send: Send<Action>) async -> Void
     ) -> ActionEffect {
         ActionEffect(id: id, operation: .sequence(operation))
@@ -124,7 +151,8 @@ public struct ActionEffect<Action> {
         ActionEffect(id: id, operation: .cancel)
     }
 
-    private init(id: AnyHashable, operation: Operation) {
+    @usableFromInline
+    init(id: AnyHashable, operation: Operation) {
         self.id = id
         self.operation = operation
     }

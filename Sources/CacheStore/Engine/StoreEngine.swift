@@ -37,6 +37,8 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     @usableFromInline let handler: StoreActionHandler<Key, Action, Dependency>
     @usableFromInline let dependency: Dependency
     @usableFromInline let effects = EffectRunner()
+    /// When each throttled effect may start (see ``ActionEffect/throttle(id:for:clock:latest:)``).
+    @usableFromInline let throttles = ThrottleSchedule()
     /// Where actions are handled; a scoped store shares its parent's.
     @usableFromInline let isolation: ActionIsolation
     /// Hands an action on to the parent store, for a scoped store; runs after this store's handler,
@@ -155,28 +157,78 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// Starts `effect`: an immediate action is queued, async work runs in a task of its own.
     @inlinable
     func start(_ effect: ActionEffect<Action>) {
-        effect.forEachPart { part in
-            switch part {
-            case .action(let action):
-                handle(action)
-            case .cancel(let id):
-                effects.cancel(id)
-            case .task(let id, let work):
-                effects.start(id) { [weak self] ticket in
-                    let last = await work(Send { [weak self] action in self?.deliver(action, from: ticket) })
-                    self?.finish(ticket, delivering: last)
-                }
+        effect.forEachPart { part in start(part, in: nil) }
+    }
+
+    /// Starts one part of an effect; a part of a concatenation's step tells `group` when it has ended.
+    @inlinable
+    func start(_ part: ActionEffect<Action>.Part, in group: EffectGroup?) {
+        switch part {
+        case .action(let action):
+            if group?.isCancelled != true { handle(action) }
+        case .cancel(let id):
+            effects.cancel(id)
+            throttles.forget(id)
+        case .task(let id, let work):
+            group?.partStarted()
+            let ticket = effects.start(id) { [weak self] ticket in
+                let last = await work(Send { [weak self] action in self?.deliver(action, from: ticket) })
+                guard let self else { return group?.partEnded() ?? () }
+                finish(ticket, delivering: last, then: group)
             }
+            group?.add(ticket)
+        case .concatenation, .delay, .throttled:
+            startComposed(part, in: group)
         }
     }
 
+    /// Starts a concatenation (a debounced or throttled effect is one), or asks the throttle schedule
+    /// what to start.
+    @usableFromInline
+    func startComposed(_ part: ActionEffect<Action>.Part, in group: EffectGroup?) {
+        switch part {
+        case .concatenation(let id, let effects):
+            // The steps move into the concatenation's task, as every effect moves into its task.
+            let steps = UncheckedSendable(effects)
+            group?.partStarted()
+            let ticket = self.effects.start(id) { [weak self, effects = self.effects] ticket in
+                for step in steps.value where !Task.isCancelled {
+                    if case .delay(let wait) = step.operation {
+                        do { try await wait() } catch { break }
+                        continue
+                    }
+                    let stepGroup = EffectGroup(runner: effects)
+                    await stepGroup.run { self?.start(step, in: stepGroup) }
+                }
+                guard let self else { return group?.partEnded() ?? () }
+                finish(ticket, delivering: nil, then: group)
+            }
+            group?.add(ticket)
+        case .delay(let wait):
+            start(
+                .concatenation(
+                    id: AnonymousEffectID(), [ActionEffect(id: AnonymousEffectID(), operation: .delay(wait))]),
+                in: group)
+        case .throttled(let decide):
+            decide(throttles)?.forEachPart { part in start(part, in: group) }
+        case .action, .cancel, .task:
+            start(part, in: group)
+        }
+    }
+
+    /// Starts every part of `effect` as parts of `group`.
+    @usableFromInline
+    func start(_ effect: ActionEffect<Action>, in group: EffectGroup) {
+        effect.forEachPart { part in start(part, in: group) }
+    }
+
     /// Ends the effect of `ticket` in the turn, after every action it sent, and handles its last
-    /// action, unless it was cancelled or replaced by then.
+    /// action, unless it was cancelled or replaced by then; then tells `group`, if any, that it ended.
     @inlinable
-    func finish(_ ticket: EffectRunner.Ticket, delivering last: Action?) {
+    func finish(_ ticket: EffectRunner.Ticket, delivering last: Action?, then group: EffectGroup? = nil) {
         perform { [self] in
-            guard effects.finish(ticket), let last else { return }
-            process(last)
+            if effects.finish(ticket), let last { process(last) }
+            group?.partEnded()
         }
     }
 

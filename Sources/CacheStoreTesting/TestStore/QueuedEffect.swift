@@ -10,22 +10,35 @@ struct QueuedEffect<Action>: @unchecked Sendable {
     }
 
     let id: AnyHashable
+    /// The ids of the concatenations (debounced and throttled effects among them) the effect is part
+    /// of, outermost first: cancelling one of them removes it too.
+    let groupIDs: [AnyHashable]
     let origin: Origin
     /// Sends any number of actions, and returns the last one, if any.
     private let work: @Sendable (Send<Action>) async -> Action?
 
     /// An effect that runs `work` under `id`.
-    init(id: AnyHashable, origin: Origin, work: @escaping @Sendable (Send<Action>) async -> Action?) {
+    init(
+        id: AnyHashable, groupIDs: [AnyHashable] = [], origin: Origin,
+        work: @escaping @Sendable (Send<Action>) async -> Action?
+    ) {
         self.id = id
+        self.groupIDs = groupIDs
         self.origin = origin
         self.work = work
     }
 
     /// An effect that delivers `action` at once, under `id`: an action effect, or what a multi-action
     /// effect leaves queued.
-    init(id: AnyHashable, origin: Origin, delivering action: Action) {
+    init(id: AnyHashable, groupIDs: [AnyHashable] = [], origin: Origin, delivering action: Action) {
         let action = UncheckedSendable(action)
-        self.init(id: id, origin: origin, work: { _ in action.value })
+        self.init(id: id, groupIDs: groupIDs, origin: origin, work: { _ in action.value })
+    }
+
+    /// Whether cancelling `id` removes the effect: it runs under `id`, or is part of a concatenation
+    /// under `id`.
+    func isCancelled(by id: AnyHashable) -> Bool {
+        self.id == id || groupIDs.contains(id)
     }
 
     /// Runs the effect to completion, and returns every action it produced, in order.

@@ -78,6 +78,8 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
 
     private let queue = LockedValue<[QueuedEffect<Action>]>([])
     private let timeout = LockedValue<Duration>(.seconds(10))
+    /// When each throttled effect may start, as a store keeps it.
+    private let throttles = ThrottleSchedule()
 
     /// Creates a test store around a new store.
     ///
@@ -180,7 +182,8 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     ///
     /// - Parameter id: The id the effect was started with.
     public func cancel(id: AnyHashable) {
-        queue.withValue { $0.removeAll { $0.id == id } }
+        queue.withValue { $0.removeAll { $0.isCancelled(by: id) } }
+        throttles.forget(id)
     }
 
     /// Checks that no effect is queued: each one left is reported and removed.
@@ -258,18 +261,61 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// Queues each part of `effect` last, replacing a queued effect with the same id as a running store
     /// would; a cancellation removes the queued effect with its id.
     ///
+    /// A concatenation's parts are queued in order, each marked as part of it, so that cancelling the
+    /// concatenation's id removes them and a new one with that id replaces them; the FIFO queue runs
+    /// them one after another. A wait (a debounce's or throttle's) runs first in the part after it.
+    ///
     /// - Parameters:
     ///   - effect: The effect an action returned.
     ///   - origin: That action, and the `send` or `receive` that handled it.
     func enqueue(_ effect: ActionEffect<Action>, origin: QueuedEffect<Action>.Origin) {
+        var wait: Wait?
+        enqueue(effect, origin: origin, groupIDs: [], after: &wait)
+    }
+
+    /// Waits, producing no action; throws when cancelled.
+    private typealias Wait = @Sendable () async throws -> Void
+
+    private func enqueue(
+        _ effect: ActionEffect<Action>, origin: QueuedEffect<Action>.Origin, groupIDs: [AnyHashable],
+        after wait: inout Wait?
+    ) {
         effect.forEachPart { part in
             switch part {
             case .action(let action):
-                append(QueuedEffect(id: UUID(), origin: origin, delivering: action))
+                guard let pending = wait.take() else {
+                    return append(
+                        QueuedEffect(id: AnonymousEffectID(), groupIDs: groupIDs, origin: origin, delivering: action))
+                }
+                let action = UncheckedSendable(action)
+                append(
+                    QueuedEffect(id: AnonymousEffectID(), groupIDs: groupIDs, origin: origin) { _ in
+                        (try? await pending()) == nil ? nil : action.value
+                    })
             case .cancel(let id):
                 cancel(id: id)
             case .task(let id, let work):
-                append(QueuedEffect(id: id, origin: origin, work: work))
+                guard let pending = wait.take() else {
+                    return append(QueuedEffect(id: id, groupIDs: groupIDs, origin: origin, work: work))
+                }
+                append(
+                    QueuedEffect(id: id, groupIDs: groupIDs, origin: origin) { send in
+                        (try? await pending()) == nil ? nil : await work(send)
+                    })
+            case .concatenation(let id, let effects):
+                cancel(id: id)
+                for effect in effects { enqueue(effect, origin: origin, groupIDs: groupIDs + [id], after: &wait) }
+            case .delay(let next):
+                guard let before = wait else {
+                    wait = next
+                    return
+                }
+                wait = {
+                    try await before()
+                    try await next()
+                }
+            case .throttled(let decide):
+                if let effect = decide(throttles) { enqueue(effect, origin: origin, groupIDs: groupIDs, after: &wait) }
             }
         }
     }

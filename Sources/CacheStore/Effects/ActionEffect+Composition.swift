@@ -1,0 +1,116 @@
+extension ActionEffect {
+    /// One effect that starts every effect of `effects` at once; they run concurrently.
+    ///
+    /// Each part keeps its own id: it starts (replacing an effect running under its id), and is
+    /// cancelled by ``cancel(id:)`` or ``Store/cancel(id:)``, as if its handler had returned it alone.
+    /// So a handler can cancel one effect and start another in one action:
+    ///
+    /// ```swift
+    /// case .refresh:
+    ///     return .merge(
+    ///         .cancel(id: CancelID.fetchPosts),
+    ///         ActionEffect(id: CancelID.fetchPosts) { .postsResponse(await dependency.fetchPosts()) }
+    ///     )
+    /// ```
+    ///
+    /// - Parameter effects: The effects to start, in order; a `nil` is skipped.
+    /// - Returns: The merged effect; with no effect at all, an effect that does nothing.
+    public static func merge(_ effects: ActionEffect?...) -> ActionEffect {
+        merge(effects.compactMap { $0 })
+    }
+
+    /// One effect that starts every effect of `effects` at once; see ``merge(_:)-(ActionEffect?...)``.
+    ///
+    /// ```swift
+    /// return .merge(selectedIDs.map { id in ActionEffect(id: id) { .loaded(id, await dependency.load(id)) } })
+    /// ```
+    ///
+    /// - Parameter effects: The effects to start, in order.
+    /// - Returns: The merged effect; with no effects, an effect that does nothing.
+    public static func merge(_ effects: [ActionEffect]) -> ActionEffect {
+        guard effects.count != 1 else { return effects[0] }
+        return ActionEffect(id: AnonymousEffectID(), operation: .merged(effects))
+    }
+
+    /// One effect that runs `effects` one after another: each starts when the one before it has
+    /// ended and its last action has been handled.
+    ///
+    /// ```swift
+    /// case .save:
+    ///     return .concatenate(
+    ///         id: CancelID.save,
+    ///         ActionEffect { .saved(await dependency.save()) },
+    ///         ActionEffect { .synced(await dependency.sync()) }
+    ///     )
+    /// ```
+    ///
+    /// Each part keeps its own id: cancelling it ends that part, and the next one starts. The
+    /// concatenation runs under `id`: cancelling `id` ends the running part and starts no other,
+    /// and a new effect with `id` replaces the whole concatenation (cancel in flight).
+    ///
+    /// - Parameters:
+    ///   - id: The concatenation's identity; by default a new anonymous id, so it replaces nothing.
+    ///   - effects: The effects to run, in order; a `nil` is skipped.
+    /// - Returns: The concatenated effect.
+    public static func concatenate(id: AnyHashable = AnonymousEffectID(), _ effects: ActionEffect?...) -> ActionEffect {
+        concatenate(id: id, effects.compactMap { $0 })
+    }
+
+    /// One effect that runs `effects` one after another; see
+    /// ``concatenate(id:_:)-(AnyHashable,ActionEffect?...)``.
+    ///
+    /// ```swift
+    /// return .concatenate(id: CancelID.upload, files.map { file in ActionEffect { .uploaded(await dependency.upload(file)) } })
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - id: The concatenation's identity; by default a new anonymous id, so it replaces nothing.
+    ///   - effects: The effects to run, in order.
+    /// - Returns: The concatenated effect.
+    public static func concatenate(id: AnyHashable = AnonymousEffectID(), _ effects: [ActionEffect]) -> ActionEffect {
+        ActionEffect(id: id, operation: .concatenated(effects))
+    }
+
+    /// This effect, with each action it produces turned into another action type: how a feature's
+    /// effect becomes an effect of the app that embeds the feature.
+    ///
+    /// ```swift
+    /// let appEffect: ActionEffect<AppAction>? = searchEffect?.map(AppAction.search)
+    /// ```
+    ///
+    /// Nothing else changes: every part keeps its id, so cancelling a part by id, replacing it, and
+    /// a debounce or throttle all work as before the mapping. ``StoreActionHandler/scope(keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``
+    /// maps a feature's effects this way.
+    ///
+    /// - Parameter transform: Turns an action of this effect into the new action type. It runs in the
+    ///   effect's task, once for each action.
+    /// - Returns: The mapped effect.
+    public func map<NewAction>(_ transform: @escaping @Sendable (Action) -> NewAction) -> ActionEffect<NewAction> {
+        let operation: ActionEffect<NewAction>.Operation
+        switch self.operation {
+        case .action(let action):
+            operation = .action(transform(action))
+        case .single(let work):
+            operation = .single { await work().map(transform) }
+        case .sequence(let work):
+            operation = .sequence { send in await work(Send { action in send(transform(action)) }) }
+        case .cancel:
+            operation = .cancel
+        case .merged(let effects):
+            operation = .merged(effects.map { $0.map(transform) })
+        case .concatenated(let effects):
+            operation = .concatenated(effects.map { $0.map(transform) })
+        case .delay(let wait):
+            operation = .delay(wait)
+        case .throttled(let decide):
+            operation = .throttled { schedule in decide(schedule)?.map(transform) }
+        }
+        return ActionEffect<NewAction>(id: id, operation: operation)
+    }
+
+    /// One effect that starts all of `effects`, or `nil` when there are none: what a handler built
+    /// from several returns.
+    static func merging(_ effects: [ActionEffect]) -> ActionEffect? {
+        effects.isEmpty ? nil : merge(effects)
+    }
+}
