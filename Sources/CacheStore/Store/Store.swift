@@ -172,7 +172,8 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// - Returns: Whether an effect was running under `id` and nothing it sends will be handled.
     @discardableResult
     public func cancel(id: AnyHashable) -> Bool {
-        engine.effects.cancel(id)
+        engine.throttles.forget(id)
+        return engine.effects.cancel(id)
     }
 
     /// The ids of the effects running now.
