@@ -15,8 +15,10 @@
 /// }
 /// ```
 ///
-/// Handlers compose: ``init(combining:)`` runs several in order, and ``before(_:)`` / ``after(_:)``
-/// add hooks around one (the `enrich` and `after` interceptors of re-frame-style libraries).
+/// Handlers compose: ``init(combining:)`` runs several in order, ``before(_:)`` / ``after(_:)``
+/// add hooks around one (the `enrich` and `after` interceptors of re-frame-style libraries), and
+/// ``scope(keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``
+/// lifts a feature's handler, with its own keys, actions and dependency, into an app's handler.
 ///
 /// A handler must be `Sendable`, as the store may run it on any thread: it captures no mutable state.
 ///
@@ -33,6 +35,11 @@
 /// - ``init(combining:)``
 /// - ``before(_:)``
 /// - ``after(_:)``
+///
+/// ### Building an app from features
+///
+/// - ``scope(keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``
+/// - ``scope(keys:actionHandler:extractAction:embedAction:dependencyTransformation:)``
 ///
 /// ### Running a handler
 ///
