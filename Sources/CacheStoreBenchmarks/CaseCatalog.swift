@@ -9,6 +9,7 @@ enum CaseCatalog {
         (["cache-set-read-keys"], { CoreCases(size: $0, operations: $1 * 10).cache }),
         (["store-handle-observed-same"], { CoreCases(size: $0, operations: $1 * 10).store }),
         (["scoped-handle"], { [CoreCases(size: $0, operations: $1).scoped] }),
+        (["lifted-handle"], { [CoreCases(size: $0, operations: $1).lifted] }),
         (["effect-roundtrip"], { _, operations in [EffectCases.roundTrip(count: operations)] }),
         (["effect-cancel"], { _, operations in [EffectCases.startAndCancel(count: operations)] }),
         (["teststore-send"], { [TestStoreCases.send(size: $0, operations: $1)] }),

@@ -83,6 +83,21 @@ struct CoreCases {
             withExtendedLifetime(parent) { scoped.handle(action: .write(key: index % hotKeys, value: index)) }
         }
     }
+
+    /// The scoped handler's action lifted into the parent's handler: one store, the same write as
+    /// `store-handle` through the scoped handler's key mapping.
+    var lifted: BenchmarkCase {
+        let hotKeys = hotKeys
+        let store = Store(
+            initialValues: intValues(size),
+            actionHandler: .scope(
+                keyTransformation: scopedKeys, actionHandler: scopedHandler, extractAction: { $0 },
+                embedAction: { $0 }, dependencyTransformation: { $0 }),
+            dependency: BenchDependency())
+        return BenchmarkCase("lifted-handle", size: size, operations: operations) { index in
+            store.handle(action: .write(key: index % hotKeys, value: index))
+        }
+    }
 }
 
 private func observeKeyZero(of store: Store<Int, BenchAction, BenchDependency>) {

@@ -40,7 +40,7 @@ for size in [10, 1_000, 10_000, 100_000] {
         ]
     }
     if size != 10_000 { cases += core.cache + core.store }
-    if size >= 1_000 && size != 10_000 { cases.append(core.scoped) }
+    if size >= 1_000 && size != 10_000 { cases += [core.scoped, core.lifted] }
     if size == 10 {
         cases += [EffectCases.roundTrip(count: effectOperations), FloorCases.taskRoundTrip(count: effectOperations)]
     }
