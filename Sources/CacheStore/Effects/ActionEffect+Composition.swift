@@ -29,7 +29,7 @@ extension ActionEffect {
     /// - Returns: The merged effect; with no effects, an effect that does nothing.
     public static func merge(_ effects: [ActionEffect]) -> ActionEffect {
         guard effects.count != 1 else { return effects[0] }
-        return ActionEffect(id: AnonymousEffectID(), operation: .merged(effects))
+        return ActionEffect(id: nil, operation: .merged(effects))
     }
 
     /// One effect that runs `effects` one after another: each starts when the one before it has

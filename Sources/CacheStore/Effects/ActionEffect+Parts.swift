@@ -6,9 +6,11 @@ extension ActionEffect {
         case action(Action)
         /// Cancel the effect running under this id.
         case cancel(AnyHashable)
-        /// Run `work` in a task under `id`. It sends any number of actions, and returns its last one,
-        /// if any (a single-action effect returns its action; a `run` effect returns `nil`).
-        case task(id: AnyHashable, work: @Sendable (Send<Action>) async -> Action?)
+        /// Run `operation` in a task under `identity`, and handle the action it returns, if any.
+        case single(EffectIdentity, operation: @Sendable () async -> Action?)
+        /// Run `work` in a task under `identity`. It sends any number of actions, and returns its
+        /// last one, if any (a `run` effect returns `nil`).
+        case task(EffectIdentity, work: @Sendable (Send<Action>) async -> Action?)
         /// Under `id`, start each of `effects` once the one before it has ended.
         case concatenation(id: AnyHashable, [ActionEffect])
         /// Wait, producing no action, before what follows in a concatenation; throws when cancelled.
@@ -24,11 +26,11 @@ extension ActionEffect {
         case .action(let action):
             body(.action(action))
         case .single(let operation):
-            body(.task(id: id, work: { _ in await operation() }))
+            body(.single(identity, operation: operation))
         case .sequence(let operation):
             body(
                 .task(
-                    id: id,
+                    identity,
                     work: { send in
                         await operation(send)
                         return nil

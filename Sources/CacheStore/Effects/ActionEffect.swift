@@ -60,7 +60,9 @@
 /// - ``id``
 public struct ActionEffect<Action> {
     /// The identity under which the effect runs; a new effect with the same id replaces it.
-    public let id: AnyHashable
+    @inlinable public var id: AnyHashable { identity.id }
+    /// The id given, or the anonymous identity made for the effect (see ``EffectIdentity``).
+    @usableFromInline package let identity: EffectIdentity
     /// What the effect does; `package` so that `TestStore` can run effects itself.
     @usableFromInline package let operation: Operation
 
@@ -95,21 +97,21 @@ public struct ActionEffect<Action> {
     /// ```
     ///
     /// - Parameters:
-    ///   - id: The effect's identity; by default a new anonymous id, equal only to itself, so it
-    ///     replaces nothing.
+    ///   - id: The effect's identity; `nil` (the default) for a new anonymous id, equal only to
+    ///     itself, so it replaces nothing.
     ///   - effect: The work. It runs in its own task, so it can check `Task.isCancelled`.
-    public init(id: AnyHashable = AnonymousEffectID(), effect: @escaping @Sendable () async -> Action?) {
-        self.id = id
-        self.operation = .single(effect)
+    @inlinable
+    public init(id: AnyHashable? = nil, effect: @escaping @Sendable () async -> Action?) {
+        self.init(id: id, operation: .single(effect))
     }
 
     /// An effect that delivers `action` at once: it is handled right after the current action, before
     /// the outermost ``Store/handle(action:)`` returns.
     ///
     /// - Parameter action: The action to handle next.
+    @inlinable
     public init(_ action: Action) {
-        self.id = AnonymousEffectID()
-        self.operation = .action(action)
+        self.init(id: nil, operation: .action(action))
     }
 
     /// An effect that may send any number of actions while it runs.
@@ -124,13 +126,14 @@ public struct ActionEffect<Action> {
     /// ```
     ///
     /// - Parameters:
-    ///   - id: The effect's identity; by default a new anonymous id, equal only to itself, so it
-    ///     replaces nothing.
+    ///   - id: The effect's identity; `nil` (the default) for a new anonymous id, equal only to
+    ///     itself, so it replaces nothing.
     ///   - operation: The work; it sends actions through the ``Send`` it is given. Once the effect is
     ///     cancelled, what it sends is dropped.
     /// - Returns: The effect.
+    @inlinable
     public static func run(
-        id: AnyHashable = AnonymousEffectID(),
+        id: AnyHashable? = nil,
         operation: @escaping @Sendable (_ send: Send<Action>) async -> Void
     ) -> ActionEffect {
         ActionEffect(id: id, operation: .sequence(operation))
@@ -147,13 +150,15 @@ public struct ActionEffect<Action> {
     ///
     /// - Parameter id: The id the effect to cancel was started with.
     /// - Returns: The effect.
+    @inlinable
     public static func cancel(id: AnyHashable) -> ActionEffect {
         ActionEffect(id: id, operation: .cancel)
     }
 
-    @usableFromInline
-    init(id: AnyHashable, operation: Operation) {
-        self.id = id
+    /// An effect doing `operation` under `id`, or under a new anonymous id when `id` is `nil`.
+    @inlinable
+    init(id: AnyHashable?, operation: Operation) {
+        self.identity = EffectIdentity(id)
         self.operation = operation
     }
 }

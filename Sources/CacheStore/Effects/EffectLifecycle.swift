@@ -22,6 +22,11 @@
 ///   action's handler to return (``endDelivery(_:)``), so that when `cancel` returns `true`,
 ///   nothing the effect sent is handled any more.
 ///
+/// Effects are kept by token, a counter: an anonymous effect (one created without an id, by far the
+/// most common) is started, admitted and finished without hashing or comparing its `AnyHashable` id,
+/// whose every comparison looks up generic metadata (about 1,000 instructions). Only an effect given
+/// an id is entered in ``tokens``, to be replaced or cancelled by it.
+///
 /// A value type; ``EffectRunner`` guards it with its lock.
 @usableFromInline
 struct EffectLifecycle {
@@ -44,73 +49,95 @@ struct EffectLifecycle {
     }
 
     struct Entry {
-        let token: UInt64
+        /// The effect's given id (then it is in ``tokens``) or anonymous identity.
+        let identity: EffectIdentity
         var state: State
         var task: Task<Void, Never>?
     }
 
-    /// One start of an effect: its id, and the token that tells it from later starts with the same id.
+    /// One start of an effect: the token that tells it from every other start.
     @usableFromInline
-    struct Ticket: @unchecked Sendable {
-        @usableFromInline let id: AnyHashable
+    struct Ticket: Sendable {
         @usableFromInline let token: UInt64
     }
 
-    private var entries: [AnyHashable: Entry] = [:]
+    /// Every effect in the lifecycle, by token.
+    private var entries: [UInt64: Entry] = [:]
+    /// The token of the effect running under each id an effect was given.
+    private var tokens: [AnyHashable: UInt64] = [:]
     private var lastToken: UInt64 = 0
 
     /// The ids of the effects running now (not those being cancelled).
     var runningIDs: Set<AnyHashable> {
         Set(
-            entries.compactMap { id, entry in
+            entries.values.compactMap { entry in
                 if case .cancelling = entry.state { return nil }
-                return id
+                return entry.identity.id
             })
     }
 
-    /// Starts an effect under `id`; returns its ticket, and the task of the effect it replaces, to
+    /// Starts an effect under `id`; returns its ticket, and the effect it replaces, whose task to
     /// cancel.
-    mutating func start(_ id: AnyHashable) -> (Ticket, replaced: Task<Void, Never>?) {
+    ///
+    /// - Parameter identity: The effect's given id, or its anonymous identity: that is unique, so it
+    ///   replaces nothing and is not entered in ``tokens``.
+    mutating func start(_ identity: EffectIdentity) -> (Ticket, replaced: Entry?) {
         lastToken += 1
-        let replaced = entries.updateValue(Entry(token: lastToken, state: .running), forKey: id)
-        return (Ticket(id: id, token: lastToken), replaced?.task)
+        let token = lastToken
+        entries[token] = Entry(identity: identity, state: .running)
+        var replaced: Entry?
+        if case .given(let id) = identity, let replacedToken = tokens.updateValue(token, forKey: id) {
+            replaced = entries.removeValue(forKey: replacedToken)
+        }
+        return (Ticket(token: token), replaced)
     }
 
     /// Attaches the effect's task; returns `false` when the effect was cancelled meanwhile.
     mutating func attach(_ task: Task<Void, Never>, to ticket: Ticket) -> Bool {
-        guard isCurrent(ticket) else { return false }
-        entries[ticket.id]?.task = task
+        guard let index = entries.index(forKey: ticket.token) else { return false }
+        entries.values[index].task = task
         return true
     }
 
     /// Admits an action the effect sent, to be handled now on `thread`; `false`: drop it.
     mutating func beginDelivery(_ ticket: Ticket, on thread: ThreadID) -> Bool {
-        guard isCurrent(ticket), case .running = entries[ticket.id]?.state else { return false }
-        entries[ticket.id]?.state = .delivering(on: thread)
+        guard let index = entries.index(forKey: ticket.token), case .running = entries.values[index].state else {
+            return false
+        }
+        entries.values[index].state = .delivering(on: thread)
         return true
     }
 
     /// The admitted action has been handled. Returns whether a canceller waits for this.
     mutating func endDelivery(_ ticket: Ticket) -> Bool {
-        guard isCurrent(ticket), let state = entries[ticket.id]?.state else { return false }
-        if case .cancelling = state {
-            entries[ticket.id] = nil
+        guard let index = entries.index(forKey: ticket.token) else { return false }
+        if case .cancelling = entries.values[index].state {
+            remove(ticket.token)
             return true
         }
-        entries[ticket.id]?.state = .running
+        entries.values[index].state = .running
         return false
     }
 
     /// Whether the effect of `ticket` is no longer in the lifecycle.
     func isGone(_ ticket: Ticket) -> Bool {
-        !isCurrent(ticket)
+        entries[ticket.token] == nil
     }
 
     /// Ends the effect: its work returned. Returns whether it was still running, that is, whether
     /// its last action may be handled.
     mutating func finish(_ ticket: Ticket) -> Bool {
-        guard isCurrent(ticket) else { return false }
-        entries[ticket.id] = nil
+        remove(ticket.token)
+    }
+
+    /// Removes the effect of `token`; returns whether it was there.
+    ///
+    /// An identified effect in ``entries`` is always the one ``tokens`` names for its id (starting
+    /// one removes the one it replaces), so its id goes too.
+    @discardableResult
+    private mutating func remove(_ token: UInt64) -> Bool {
+        guard let entry = entries.removeValue(forKey: token) else { return false }
+        if case .given(let id) = entry.identity { tokens[id] = nil }
         return true
     }
 
@@ -118,27 +145,47 @@ struct EffectLifecycle {
     ///
     /// - Returns: What was found (see ``Cancellation``), and the effect's task to cancel.
     mutating func cancel(_ id: AnyHashable, on thread: ThreadID) -> (Cancellation, task: Task<Void, Never>?) {
-        guard let entry = entries[id] else { return (.notRunning, nil) }
-        switch entry.state {
+        guard let token = tokens[id] ?? anonymousToken(id) else { return (.notRunning, nil) }
+        return cancel(token: token, on: thread)
+    }
+
+    /// Cancels the effect of `ticket`, if it is still in the lifecycle.
+    mutating func cancel(_ ticket: Ticket, on thread: ThreadID) -> (Cancellation, task: Task<Void, Never>?) {
+        cancel(token: ticket.token, on: thread)
+    }
+
+    private mutating func cancel(token: UInt64, on thread: ThreadID) -> (Cancellation, task: Task<Void, Never>?) {
+        guard let index = entries.index(forKey: token) else { return (.notRunning, nil) }
+        let (state, task) = (entries.values[index].state, entries.values[index].task)
+        let ticket = Ticket(token: token)
+        switch state {
         case .delivering(let deliveringThread) where deliveringThread != thread:
-            entries[id]?.state = .cancelling(deliveringOn: deliveringThread)
-            return (.awaitingDelivery(on: deliveringThread, Ticket(id: id, token: entry.token)), entry.task)
+            entries.values[index].state = .cancelling(deliveringOn: deliveringThread)
+            return (.awaitingDelivery(on: deliveringThread, ticket), task)
         case .cancelling(let deliveringThread):
-            return (.awaitingDelivery(on: deliveringThread, Ticket(id: id, token: entry.token)), nil)
+            return (.awaitingDelivery(on: deliveringThread, ticket), nil)
         case .running, .delivering:
-            entries[id] = nil
-            return (.cancelled, entry.task)
+            remove(token)
+            return (.cancelled, task)
         }
+    }
+
+    /// The token of the anonymous effect whose id is `id` (read from ``ActionEffect/id``), if it
+    /// runs: a search, as such ids are not in ``tokens``; rare.
+    private func anonymousToken(_ id: AnyHashable) -> UInt64? {
+        guard let anonymous = id.base as? AnonymousEffectID else { return nil }
+        return entries.first { _, entry in
+            if case .anonymous(let other) = entry.identity { other === anonymous } else { false }
+        }?.key
     }
 
     /// Cancels every effect; returns their tasks.
     mutating func cancelAll() -> [Task<Void, Never>] {
-        defer { entries = [:] }
+        defer {
+            entries = [:]
+            tokens = [:]
+        }
         return entries.values.compactMap(\.task)
-    }
-
-    private func isCurrent(_ ticket: Ticket) -> Bool {
-        entries[ticket.id]?.token == ticket.token
     }
 }
 

@@ -23,7 +23,7 @@ final class ActionQueue: @unchecked Sendable {
     /// The handling thread, or `nil` when the tree is idle. Guarded by `lock`, as is every `var` below.
     @exclusivity(unchecked) @usableFromInline var handlingThread: ThreadID?
     /// Work queued for the handling thread, oldest first from `head`.
-    @exclusivity(unchecked) @usableFromInline var queued: [(() -> Void)?] = []
+    @exclusivity(unchecked) @usableFromInline var queued: [QueuedWork?] = []
     @exclusivity(unchecked) @usableFromInline var head = 0
     /// How many items were ever queued, and how many of those are done: a waiter waits for its own.
     @exclusivity(unchecked) @usableFromInline var queuedCount: UInt64 = 0
@@ -73,7 +73,7 @@ final class ActionQueue: @unchecked Sendable {
                 if hasWaiters { lock.broadcast() }
                 return
             }
-            let work = queued[head].take()
+            let work = queued[head].take()?.run
             head += 1
             lock.unlock()
             work?()
@@ -87,8 +87,13 @@ final class ActionQueue: @unchecked Sendable {
 
     /// Runs `work` in the tree's turn: now when the tree is idle, else after the work queued before
     /// it (waiting for it when the caller may; see the type's discussion).
+    ///
+    /// - Parameter waiting: Whether a caller on another thread than the handling one waits for
+    ///   `work` to be done; `false` for work nobody waits on (an effect's last action: its task has
+    ///   nothing left to do), so that the task's thread goes on at once instead of sleeping until the
+    ///   handling thread wakes it.
     @usableFromInline
-    func perform(_ work: @escaping () -> Void) {
+    func perform(waiting: Bool = true, _ work: @escaping () -> Void) {
         let me = ThreadID.current
         lock.lock()
         guard let holder = handlingThread else {
@@ -97,11 +102,11 @@ final class ActionQueue: @unchecked Sendable {
             work()
             return drainQueued()
         }
-        queued.append(work)
+        queued.append(QueuedWork(run: work))
         queuedCount += 1
         let ticket = queuedCount
         lock.unlock()
-        guard holder != me, WaitGraph.shared.beginWait(me, for: holder) else { return }
+        guard waiting, holder != me, WaitGraph.shared.beginWait(me, for: holder) else { return }
         lock.lock()
         waiterCount += 1
         while doneCount < ticket { lock.wait() }
@@ -128,3 +133,15 @@ final class ActionQueue: @unchecked Sendable {
         return result
     }
 }
+
+/// A closure queued for the handling thread, wrapped so that the array holds it as it is: stored
+/// bare in an array of optionals, each closure was first wrapped in a reabstraction thunk, one more
+/// allocation per queued action (callgrind, `effect-roundtrip`).
+@usableFromInline
+struct QueuedWork {
+    @usableFromInline let run: () -> Void
+}
+
+/// Queued work moves between threads only inside the queue, under its lock.
+@available(*, unavailable)
+extension QueuedWork: Sendable {}

@@ -79,9 +79,12 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
 
     /// Runs `work` in the tree's turn, on the main actor when the store's isolation asks for it (then
     /// asynchronously, in order, unless already on the main thread).
+    ///
+    /// - Parameter waiting: Whether the caller waits for `work` when another thread has the turn
+    ///   (see ``ActionQueue/perform(waiting:_:)``).
     @usableFromInline
-    func perform(_ work: @escaping () -> Void) {
-        guard isolation == .mainActor, !MainQueue.isCurrent else { return queue.perform(work) }
+    func perform(waiting: Bool = true, _ work: @escaping () -> Void) {
+        guard isolation == .mainActor, !MainQueue.isCurrent else { return queue.perform(waiting: waiting, work) }
         let handOver = UncheckedSendable((queue, work))
         DispatchQueue.main.async { handOver.value.0.perform(handOver.value.1) }
     }
@@ -169,12 +172,24 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         case .cancel(let id):
             effects.cancel(id)
             throttles.forget(id)
-        case .task(let id, let work):
+        case .single(let identity, let operation):
             group?.partStarted()
-            let ticket = effects.start(id) { [weak self] ticket in
-                let last = await work(Send { [weak self] action in self?.deliver(action, from: ticket) })
-                guard let self else { return group?.partEnded() ?? () }
-                finish(ticket, delivering: last, then: group)
+            let ticket = effects.start(identity) { ticket in
+                Task { [weak self] in
+                    let last = await operation()
+                    guard let self else { return group?.partEnded() ?? () }
+                    finish(ticket, delivering: last, then: group)
+                }
+            }
+            group?.add(ticket)
+        case .task(let identity, let work):
+            group?.partStarted()
+            let ticket = effects.start(identity) { ticket in
+                Task { [weak self] in
+                    let last = await work(Send { [weak self] action in self?.deliver(action, from: ticket) })
+                    guard let self else { return group?.partEnded() ?? () }
+                    finish(ticket, delivering: last, then: group)
+                }
             }
             group?.add(ticket)
         case .concatenation, .delay, .throttled:
@@ -191,27 +206,30 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             // The steps move into the concatenation's task, as every effect moves into its task.
             let steps = UncheckedSendable(effects)
             group?.partStarted()
-            let ticket = self.effects.start(id) { [weak self, effects = self.effects] ticket in
-                for step in steps.value where !Task.isCancelled {
-                    if case .delay(let wait) = step.operation {
-                        do { try await wait() } catch { break }
-                        continue
+            let runner = self.effects
+            let ticket = runner.start(.given(id)) { ticket in
+                Task { [weak self] in
+                    for step in steps.value where !Task.isCancelled {
+                        if case .delay(let wait) = step.operation {
+                            do { try await wait() } catch { break }
+                            continue
+                        }
+                        let stepGroup = EffectGroup(runner: runner)
+                        await stepGroup.run { self?.start(step, in: stepGroup) }
                     }
-                    let stepGroup = EffectGroup(runner: effects)
-                    await stepGroup.run { self?.start(step, in: stepGroup) }
+                    guard let self else { return group?.partEnded() ?? () }
+                    finish(ticket, delivering: nil, then: group)
                 }
-                guard let self else { return group?.partEnded() ?? () }
-                finish(ticket, delivering: nil, then: group)
             }
             group?.add(ticket)
         case .delay(let wait):
             start(
                 .concatenation(
-                    id: AnonymousEffectID(), [ActionEffect(id: AnonymousEffectID(), operation: .delay(wait))]),
+                    id: AnonymousEffectID(), [ActionEffect(id: nil, operation: .delay(wait))]),
                 in: group)
         case .throttled(let decide):
             decide(throttles)?.forEachPart { part in start(part, in: group) }
-        case .action, .cancel, .task:
+        case .action, .cancel, .single, .task:
             start(part, in: group)
         }
     }
@@ -226,7 +244,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// action, unless it was cancelled or replaced by then; then tells `group`, if any, that it ended.
     @inlinable
     func finish(_ ticket: EffectRunner.Ticket, delivering last: Action?, then group: EffectGroup? = nil) {
-        perform { [self] in
+        perform(waiting: false) { [self] in
             if effects.finish(ticket), let last { process(last) }
             group?.partEnded()
         }

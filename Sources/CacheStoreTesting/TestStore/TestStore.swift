@@ -280,6 +280,15 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         _ effect: ActionEffect<Action>, origin: QueuedEffect<Action>.Origin, groupIDs: [AnyHashable],
         after wait: inout Wait?
     ) {
+        func enqueueTask(_ id: AnyHashable, _ work: @escaping @Sendable (Send<Action>) async -> Action?) {
+            guard let pending = wait.take() else {
+                return append(QueuedEffect(id: id, groupIDs: groupIDs, origin: origin, work: work))
+            }
+            append(
+                QueuedEffect(id: id, groupIDs: groupIDs, origin: origin) { send in
+                    (try? await pending()) == nil ? nil : await work(send)
+                })
+        }
         effect.forEachPart { part in
             switch part {
             case .action(let action):
@@ -294,14 +303,10 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
                     })
             case .cancel(let id):
                 cancel(id: id)
-            case .task(let id, let work):
-                guard let pending = wait.take() else {
-                    return append(QueuedEffect(id: id, groupIDs: groupIDs, origin: origin, work: work))
-                }
-                append(
-                    QueuedEffect(id: id, groupIDs: groupIDs, origin: origin) { send in
-                        (try? await pending()) == nil ? nil : await work(send)
-                    })
+            case .single(let identity, let operation):
+                enqueueTask(identity.id) { _ in await operation() }
+            case .task(let identity, let work):
+                enqueueTask(identity.id, work)
             case .concatenation(let id, let effects):
                 cancel(id: id)
                 for effect in effects { enqueue(effect, origin: origin, groupIDs: groupIDs + [id], after: &wait) }

