@@ -10,6 +10,9 @@ final class EffectRunner: @unchecked Sendable {
     /// Guarded by `lock`: every access is inside it, so the dynamic exclusivity check (a thread-local
     /// access set, about 300 instructions per effect round trip in callgrind) is left out.
     @exclusivity(unchecked) private var lifecycle = EffectLifecycle()
+    /// When each throttled effect may start; made by the first throttled effect, as most stores
+    /// have none (a row's scoped store makes one allocation fewer). Guarded by `lock`.
+    private var throttleSchedule: ThrottleSchedule?
 
     @usableFromInline init() {}
 
@@ -41,6 +44,23 @@ final class EffectRunner: @unchecked Sendable {
         let task = makeTask(ticket)
         if !lock.withLock({ lifecycle.attach(task, to: ticket) }) { task.cancel() }
         return ticket
+    }
+
+    /// The store's throttle schedule (see ``ActionEffect/throttle(id:for:clock:latest:)``).
+    @usableFromInline
+    var throttles: ThrottleSchedule {
+        lock.withLock {
+            if let throttleSchedule { return throttleSchedule }
+            let schedule = ThrottleSchedule()
+            throttleSchedule = schedule
+            return schedule
+        }
+    }
+
+    /// Forgets when the effect under `id` was last started by a throttle, if one ever was.
+    @usableFromInline
+    func forgetThrottle(_ id: AnyHashable) {
+        lock.withLock { throttleSchedule }?.forget(id)
     }
 
     /// Admits an action the effect sent, to be handled now by the calling thread.

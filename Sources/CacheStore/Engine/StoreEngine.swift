@@ -37,8 +37,6 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     @usableFromInline let handler: StoreActionHandler<Key, Action, Dependency>
     @usableFromInline let dependency: Dependency
     @usableFromInline let effects = EffectRunner()
-    /// When each throttled effect may start (see ``ActionEffect/throttle(id:for:clock:latest:)``).
-    @usableFromInline let throttles = ThrottleSchedule()
     /// Where actions are handled; a scoped store shares its parent's.
     @usableFromInline let isolation: ActionIsolation
     /// Hands an action on to the parent store, for a scoped store; runs after this store's handler,
@@ -171,7 +169,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             if group?.isCancelled != true { handle(action) }
         case .cancel(let id):
             effects.cancel(id)
-            throttles.forget(id)
+            effects.forgetThrottle(id)
         case .single(let identity, let operation):
             group?.partStarted()
             let ticket = effects.start(identity) { ticket in
@@ -228,7 +226,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
                     id: AnonymousEffectID(), [ActionEffect(id: nil, operation: .delay(wait))]),
                 in: group)
         case .throttled(let decide):
-            decide(throttles)?.forEachPart { part in start(part, in: group) }
+            decide(effects.throttles)?.forEachPart { part in start(part, in: group) }
         case .action, .cancel, .single, .task:
             start(part, in: group)
         }

@@ -172,7 +172,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// - Returns: Whether an effect was running under `id` and nothing it sends will be handled.
     @discardableResult
     public func cancel(id: AnyHashable) -> Bool {
-        engine.throttles.forget(id)
+        engine.effects.forgetThrottle(id)
         return engine.effects.cancel(id)
     }
 
