@@ -11,15 +11,13 @@ import PostsFeature
 /// The interactive screen: keys and signals in, the rows that changed redrawn on every state
 /// change and spinner tick.
 final class InteractiveApp: Sendable {
-    private let store: Store<PostsKey, PostsAction, PostsClient>
-    private let userFilter: Store<UserFilterKey, UserFilterAction, Void>
+    private let store: Store<PostsKey, AppAction, PostsClient>
     private let source: String
     private let spinner = SpinnerClock()
     private let terminal = Terminal()
 
-    init(store: Store<PostsKey, PostsAction, PostsClient>, source: String) {
+    init(store: Store<PostsKey, AppAction, PostsClient>, source: String) {
         self.store = store
-        self.userFilter = store.userFilterStore()
         self.source = source
     }
 
@@ -40,7 +38,7 @@ final class InteractiveApp: Sendable {
                 }
             }
         }
-        store.handle(action: .load)
+        store.handle(action: .list(.load))
         redraw()
         await readKeysUntilQuit()
         redraws.cancel()
@@ -81,27 +79,12 @@ final class InteractiveApp: Sendable {
 
     /// Acts on `key`; false when it quits.
     private func handle(_ key: Key) -> Bool {
-        let action: PostsAction?
+        let action: AppAction?
         if store.view == .list {
-            switch key {
-            case .character("q"): return false
-            case .character("r"): action = .load
-            case .character("c"): action = .cancel
-            case .character("n"), .character(" "), .pageDown: action = .nextPage
-            case .character("p"), .pageUp: action = .previousPage
-            case .character("j"), .down: action = .selectNext
-            case .character("k"), .up: action = .selectPrevious
-            case .character("g"), .home: action = .selectFirst
-            case .character("G"), .end: action = .selectLast
-            case .enter: action = .open
-            case .character("?"): action = .showHelp
-            case .character("u"):
-                userFilter.handle(action: .selectNextUser)
-                action = nil
-            default: action = nil
-            }
+            if key == .character("q") { return false }
+            action = listAction(for: key)
         } else {
-            action = readingAction(for: key)
+            action = readingAction(for: key).map(AppAction.list)
         }
         if let action { store.handle(action: action) }
         if key == .redraw {
@@ -109,6 +92,24 @@ final class InteractiveApp: Sendable {
             redraw()
         }
         return true
+    }
+
+    /// The keys of the list.
+    private func listAction(for key: Key) -> AppAction? {
+        switch key {
+        case .character("r"): .list(.load)
+        case .character("c"): .list(.cancel)
+        case .character("n"), .character(" "), .pageDown: .list(.nextPage)
+        case .character("p"), .pageUp: .list(.previousPage)
+        case .character("j"), .down: .list(.selectNext)
+        case .character("k"), .up: .list(.selectPrevious)
+        case .character("g"), .home: .list(.selectFirst)
+        case .character("G"), .end: .list(.selectLast)
+        case .enter: .list(.open)
+        case .character("?"): .list(.showHelp)
+        case .character("u"): .userFilter(.selectNextUser)
+        default: nil
+        }
     }
 
     /// Scrolling a post or the help, and going back.
@@ -136,7 +137,7 @@ final class InteractiveApp: Sendable {
 
     private func fitPageSizeToTerminal() {
         let rows = PostsScreen.listRows(height: Terminal.size.rows)
-        if rows != store.pageSize { store.handle(action: .setPageSize(rows)) }
+        if rows != store.pageSize { store.handle(action: .list(.setPageSize(rows))) }
     }
 
     private func redraw() {

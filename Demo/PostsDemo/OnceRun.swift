@@ -7,9 +7,9 @@ enum OnceRun {
     /// Fetches once and prints `#ID TITLE` lines, or the reason on standard error.
     ///
     /// - Returns: The exit status: 0 on success, 1 when the fetch failed or the output could not be written.
-    static func run(_ store: Store<PostsKey, PostsAction, PostsClient>) async -> Int32 {
+    static func run(_ store: Store<PostsKey, AppAction, PostsClient>) async -> Int32 {
         var changes = store.changes.makeAsyncIterator()
-        store.handle(action: .load)
+        store.handle(action: .list(.load))
         while store.isLoading {
             guard await changes.next() != nil else { break }
         }

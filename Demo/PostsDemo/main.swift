@@ -20,7 +20,7 @@ if arguments.help {
 }
 
 let client = arguments.url.map { PostsClient.live(url: $0, timeout: arguments.timeout) } ?? .sample()
-let store = Store(initialValues: [.pageSize: 10], actionHandler: postsHandler, dependency: client)
+let store = Store(initialValues: [.pageSize: 10], actionHandler: appHandler, dependency: client)
 
 if arguments.once || !Terminal.isInteractive {
     exit(await OnceRun.run(store))

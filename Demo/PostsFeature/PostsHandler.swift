@@ -1,6 +1,7 @@
 import CacheStore
 
-/// The posts screen's handler: loading with cancel-in-flight, paging, selecting, reading.
+/// The posts list's handler: loading with cancel-in-flight, paging, selecting, reading. The app runs
+/// it lifted into ``appHandler``.
 public let postsHandler = StoreActionHandler<PostsKey, PostsAction, PostsClient> { state, action, client in
     switch action {
     case .load:

@@ -25,7 +25,7 @@ public struct PostsScreen: Equatable, Sendable {
     public static let spinnerFrames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
     /// The screen for `store`'s state now.
-    public init(store: Store<PostsKey, PostsAction, PostsClient>, source: String) {
+    public init(store: Store<PostsKey, AppAction, PostsClient>, source: String) {
         self.source = source
         posts = Array(store.postsOnPage)
         top = store.top

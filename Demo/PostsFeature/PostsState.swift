@@ -1,7 +1,7 @@
 import CacheStore
 
 /// The keys of the posts screen's state.
-public enum PostsKey: Hashable, Sendable {
+public enum PostsKey: Hashable, Sendable, CaseIterable {
     /// `[Post]`: every post loaded (absent before the first fetch finished).
     case posts
     /// `Bool`: a fetch is in flight.

@@ -1,10 +1,10 @@
 import CacheStore
 
-/// The user filter: a feature of its own, run as a scoped store over the posts screen's state.
+/// The user filter: a feature of its own, with its own keys, lifted into ``appHandler``.
 ///
 /// It sees one key of the screen, `.userFilter`, as its `.selectedUser`, and the loaded posts as
-/// `.posts` (read-only here), to know which users exist. When it changes the selection, it tells
-/// the screen to show the first page.
+/// `.posts` (read-only here), to know which users exist. It knows nothing of the list: the app
+/// makes the list show its first page after each filter action.
 public enum UserFilterKey: Hashable, Sendable {
     case selectedUser
     case posts
@@ -27,30 +27,4 @@ public let userFilterHandler = StoreActionHandler<UserFilterKey, UserFilterActio
         state.set(value: user, forKey: .selectedUser)
     }
     return .none
-}
-
-extension Store where Key == PostsKey, Action == PostsAction {
-    /// The user filter's store, over this store's `.userFilter` and `.posts`.
-    public func userFilterStore() -> Store<UserFilterKey, UserFilterAction, Void> {
-        scope(
-            keyTransformation: (
-                from: { key in
-                    switch key {
-                    case .userFilter: .selectedUser
-                    case .posts: .posts
-                    default: nil
-                    }
-                },
-                to: { key in
-                    switch key {
-                    case .selectedUser: .userFilter
-                    case .posts: .posts
-                    case nil: nil
-                    }
-                }
-            ),
-            actionHandler: userFilterHandler,
-            dependencyTransformation: { _ in () },
-            actionTransformation: { _ in .firstPage })
-    }
 }

@@ -3,12 +3,12 @@ import Foundation
 import PostsFeature
 import Testing
 
-private let threePosts = [
+let threePosts = [
     Post(id: 1, userId: 1, title: "a", body: ""), Post(id: 2, userId: 1, title: "b", body: ""),
     Post(id: 3, userId: 2, title: "c", body: ""),
 ]
 
-private func client(_ result: Result<[Post], PostsError>) -> PostsClient {
+func client(_ result: Result<[Post], PostsError>) -> PostsClient {
     PostsClient(sourceDescription: "test") { result }
 }
 
@@ -185,30 +185,6 @@ private func client(_ result: Result<[Post], PostsError>) -> PostsClient {
             state.remove(.wasCancelled)
         }
         store.cancel(id: PostsCancelID.fetch)
-    }
-
-    @Test func theUserFilterIsAScopedStoreThatCyclesUsersAndResetsThePage() {
-        let store = Store(
-            initialValues: [.posts: threePosts, .pageSize: 1, .top: 2, .selected: 2], actionHandler: postsHandler,
-            dependency: client(.success([])))
-        let filter = store.userFilterStore()
-        filter.handle(action: .selectNextUser)
-        #expect(store.userFilter == 1)
-        #expect(store.page == 0)  // the filter's action was forwarded to the screen as .firstPage
-        #expect(store.visiblePosts.map(\.id) == [1, 2])
-        filter.handle(action: .selectNextUser)
-        #expect(store.userFilter == 2)
-        filter.handle(action: .selectNextUser)
-        #expect(store.userFilter == nil)
-        #expect(store.visiblePosts.count == 3)
-    }
-
-    @Test func theUserFilterHandlerThroughATestStore() {
-        let parent = Store(
-            initialValues: [.posts: threePosts], actionHandler: postsHandler, dependency: client(.success([])))
-        let filter = TestStore(store: parent.userFilterStore())
-        filter.send(.selectNextUser) { $0.set(value: 1, forKey: .selectedUser) }
-        filter.send(.selectUser(nil)) { $0.remove(.selectedUser) }
     }
 }
 

@@ -4,7 +4,7 @@ import Testing
 
 private func screen(_ values: [PostsKey: Any], source: String = "test") -> PostsScreen {
     let store = Store(
-        initialValues: values, actionHandler: postsHandler,
+        initialValues: values, actionHandler: appHandler,
         dependency: PostsClient(sourceDescription: source) { .success([]) })
     return PostsScreen(store: store, source: source)
 }
