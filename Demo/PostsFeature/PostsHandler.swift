@@ -2,16 +2,16 @@ import CacheStore
 
 /// The posts list's handler: loading with cancel-in-flight, paging, selecting, reading. The app runs
 /// it lifted into ``appHandler``.
+///
+/// A fetch runs under ``PostsCancelID/fetch``: a new `.load` replaces the fetch in flight and
+/// `.cancel` stops it, and the store never handles what a cancelled fetch returns.
 public let postsHandler = StoreActionHandler<PostsKey, PostsAction, PostsClient> { state, action, client in
     switch action {
     case .load:
         state.set(value: true, forKey: .isLoading)
         state.remove(.error)
         state.remove(.wasCancelled)
-        return ActionEffect(id: PostsCancelID.fetch) {
-            let result = await client.fetch()
-            return Task.isCancelled ? nil : .loaded(result)
-        }
+        return ActionEffect(id: PostsCancelID.fetch) { .loaded(await client.fetch()) }
     case .cancel:
         if state.get(.isLoading, as: Bool.self) == true { state.set(value: true, forKey: .wasCancelled) }
         state.set(value: false, forKey: .isLoading)

@@ -55,4 +55,19 @@ import Testing
         #expect(store.selected == 0)
         #expect(store.visiblePosts.map(\.id) == [1, 2])
     }
+
+    @Test func aCancelledFetchNeverShowsWhatItReturns() async throws {
+        // The fetch returns as soon as it is cancelled, with posts the screen must not show.
+        let returnsWhenCancelled = PostsClient(sourceDescription: "test") {
+            try? await Task.sleep(for: .seconds(30))
+            return .success(threePosts)
+        }
+        let store = Store(initialValues: [:], actionHandler: appHandler, dependency: returnsWhenCancelled)
+        store.handle(action: .list(.load))
+        store.handle(action: .list(.cancel))
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(!store.hasLoaded)
+        #expect(store.wasCancelled)
+        #expect(store.runningEffectIDs.isEmpty)
+    }
 }
