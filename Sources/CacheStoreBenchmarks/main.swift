@@ -56,7 +56,9 @@ var rows = zip(cases, figures).map { benchmark, value in
     let base = benchmark.baseline.flatMap { baseline in
         zip(cases, figures).first { $0.0.name == baseline && $0.0.size == benchmark.size }?.1
     }
-    return Row(name: benchmark.name, size: benchmark.size, value: value, ratio: base.map { value / $0 } ?? 1)
+    return Row(
+        name: benchmark.name, size: benchmark.size, value: value, ratio: base.map { value / $0 } ?? 1,
+        baseline: base == nil ? nil : benchmark.baseline)
 }
 
 let memoryKeys = 100_000
@@ -64,7 +66,7 @@ if let raw = MemoryCases.bytesPerKey(count: memoryKeys, { intValues(memoryKeys) 
     let store = MemoryCases.bytesPerKey(count: memoryKeys, { makeStore(size: memoryKeys) })
 {
     rows.append(Row(name: "memory-floor", size: memoryKeys, value: raw, ratio: 1))
-    rows.append(Row(name: "memory", size: memoryKeys, value: store, ratio: store / raw))
+    rows.append(Row(name: "memory", size: memoryKeys, value: store, ratio: store / raw, baseline: "memory-floor"))
 }
 
 let machine = MachineDescription.current
@@ -74,7 +76,7 @@ if tabSeparated {
     print("machine: \(machine)\(plan.operations == Measurement.Plan.quick.operations ? " (quick run)" : "")")
     print(
         "ns/op is the median of \(plan.rounds) rounds, each timing every case in turn; "
-            + "ratios divide by the floor of the same size; memory rows are bytes per key.\n")
+            + "ratios divide by the case's floor (\"against\") of the same size; memory rows are bytes per key.\n")
     print(ResultTable.render(rows, tabSeparated: false))
     print("\ntargets (ratios within this run):")
     print(Targets(rows: rows).report().joined(separator: "\n"))
