@@ -173,10 +173,12 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         case .single(let identity, let operation):
             group?.partStarted()
             let ticket = effects.start(identity) { ticket in
-                Task { [weak self] in
-                    let last = await operation()
-                    guard let self else { return group?.partEnded() ?? () }
-                    finish(ticket, delivering: last, then: group)
+                // The task holds the engine until the operation returns (it is cancelled when the
+                // `Store` goes): no reference to the engine outlives it, unlike a `run` effect's
+                // `Send`, which stays weak. A weak capture here cost about 1,000 instructions per
+                // round trip (callgrind): a side table, and every retain of the engine on its slow path.
+                Task { [self] in
+                    finish(ticket, delivering: await operation(), then: group)
                 }
             }
             group?.add(ticket)
