@@ -175,7 +175,7 @@ struct EffectLifecycle {
     private func anonymousToken(_ id: AnyHashable) -> UInt64? {
         guard let anonymous = id.base as? AnonymousEffectID else { return nil }
         return entries.first { _, entry in
-            if case .anonymous(let other) = entry.identity { other === anonymous } else { false }
+            if case .anonymous(let other) = entry.identity { other == anonymous } else { false }
         }?.key
     }
 
