@@ -13,6 +13,7 @@ enum CaseCatalog {
         (["effect-roundtrip"], { _, operations in [EffectCases.roundTrip(count: operations)] }),
         (["effect-cancel"], { _, operations in [EffectCases.startAndCancel(count: operations)] }),
         (["teststore-send"], { [TestStoreCases.send(size: $0, operations: $1)] }),
+        (["teststore-send-dictionary"], { [ValueComparisonCases.sendReloadedDictionary(size: $0, operations: $1)] }),
         // The paths of a UI and their true floors (see FloorCases).
         (["floor-observed-write"], { [FloorCases.observedWrite(size: $0, operations: $1 * 10)] }),
         (["floor-task-roundtrip"], { _, operations in [FloorCases.taskRoundTrip(count: operations)] }),

@@ -23,7 +23,12 @@ struct BenchPost: Sendable {
 /// `TestStore.send` of an action that reloads a dictionary of non-`Equatable` structs with the same
 /// contents: the cost of comparing the expected and actual values, one key lookup per entry.
 enum ValueComparisonCases {
+    /// One send per run, as the table times it.
     static func sendReloadedDictionary(size: Int) -> BenchmarkCase {
+        sendReloadedDictionary(size: size, operations: 1)
+    }
+
+    static func sendReloadedDictionary(size: Int, operations: Int) -> BenchmarkCase {
         let loaded = BenchPost.keyed(size, capacity: size)
         let expected = BenchPost.keyed(size, capacity: size * 4)
         let handler = StoreActionHandler<Int, Int, Void> { state, _, _ in
@@ -32,7 +37,7 @@ enum ValueComparisonCases {
         }
         let store = TestStore(
             initialValues: [0: BenchPost.keyed(size, capacity: size * 2)], actionHandler: handler, dependency: ())
-        return BenchmarkCase("teststore-send-dictionary", size: size, baseline: nil, operations: 1) { index in
+        return BenchmarkCase("teststore-send-dictionary", size: size, baseline: nil, operations: operations) { index in
             store.send(index) { $0.set(value: expected, forKey: 0) }
         }
     }
