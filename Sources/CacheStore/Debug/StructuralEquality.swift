@@ -80,6 +80,7 @@ private func compare(_ lhs: Any?, _ rhs: Any?) -> PairComparison {
         return left == right
             ? .equal : .different(.identity(left, right, typeName: String(describing: type(of: lhs))))
     }
+    if let quick = QuickEquality.of(type(of: lhs)), quick.holds(lhs, rhs) { return .equal }
     return compareParts(lhs, rhs)
 }
 

@@ -1,0 +1,158 @@
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// A check, made once per type, that two values of that type are equal by the rules of
+/// ``isStructurallyEqual(_:_:)``, reading their memory: `==` for `Equatable` parts, stored fields by
+/// their offsets (see ``StoredFields``), optionals, arrays and dictionaries element by element, and
+/// identical bytes for anything else. No `Mirror`, no `Any` box per part: a dictionary of 100,000
+/// non-`Equatable` structs is compared in one pass of key lookups.
+///
+/// It says `true` only for equal values. `false` means "not shown equal": the values differ, or hold
+/// a NaN, or equal parts that the check could only compare by their bytes; the comparison then walks
+/// them the general way, which also finds where they differ.
+///
+/// It never recurses deeper than the nesting of the type: a type that contains itself (through an
+/// array, say) compares those inner values by their bytes, so a value of any depth is safe.
+///
+/// Checks are kept for the life of the process, read by any thread under a lock; each only reads
+/// what it captured when made.
+package struct QuickEquality {
+    /// Whether the values at the two addresses, both of the type the check was made for, are equal.
+    let holds: (UnsafeRawPointer, UnsafeRawPointer) -> Bool
+
+    /// Whether `lhs` and `rhs`, two values of the type the check was made for, are equal.
+    package func holds(_ lhs: Any, _ rhs: Any) -> Bool {
+        withAddress(of: lhs) { left in withAddress(of: rhs) { right in holds(left, right) } }
+    }
+
+    /// The check for values of `type`; `nil` when there is none better than comparing bytes, which
+    /// the comparison does anyway.
+    package static func of(_ type: any Any.Type) -> QuickEquality? {
+        let id = ObjectIdentifier(type)
+        if let known = cache.withLock({ checks[id] }) { return known }
+        var building: Set<ObjectIdentifier> = []
+        let made = make(type, building: &building)
+        return made.isByteComparison ? nil : made.check
+    }
+
+    private static let cache = Lock()
+    /// Every check made, by type; guarded by `cache`.
+    nonisolated(unsafe) private static var checks: [ObjectIdentifier: QuickEquality?] = [:]
+
+    /// The check for `type`, made from those of its parts; `building` holds the types being made
+    /// further up, whose values inside themselves are compared by their bytes.
+    static func make(
+        _ type: any Any.Type, building: inout Set<ObjectIdentifier>
+    ) -> (check: QuickEquality, isByteComparison: Bool) {
+        let id = ObjectIdentifier(type)
+        if let known = cache.withLock({ checks[id] }) {
+            return known.map { ($0, false) } ?? (bytes(of: type), true)
+        }
+        guard building.insert(id).inserted else { return (bytes(of: type), true) }
+        defer { building.remove(id) }
+        let made = madeFromParts(type, building: &building)
+        cache.withLock { checks[id] = made }
+        return made.map { ($0, false) } ?? (bytes(of: type), true)
+    }
+
+    private static func madeFromParts(_ type: any Any.Type, building: inout Set<ObjectIdentifier>) -> QuickEquality? {
+        if let equatable = type as? any Equatable.Type { return equality(equatable) }
+        if let container = type as? any QuicklyComparedContainer.Type {
+            return container.quickEquality(building: &building)
+        }
+        // A custom mirror shows other children than the stored fields, and an empty struct is
+        // compared by its description: both are left to the general comparison.
+        guard !(type is any CustomReflectable.Type), let layout = StoredFields(of: type) else { return nil }
+        let fields = layout.fields.map { field in (offset: field.offset, made: make(field.type, building: &building)) }
+        if fields.allSatisfy(\.made.isByteComparison) { return nil }
+        let checks = fields.map { (offset: $0.offset, holds: $0.made.check.holds) }
+        return QuickEquality { left, right in
+            for field in checks where !field.holds(left + field.offset, right + field.offset) { return false }
+            return true
+        }
+    }
+
+    private static func equality<Value: Equatable>(_: Value.Type) -> QuickEquality {
+        QuickEquality { left, right in
+            left.assumingMemoryBound(to: Value.self).pointee == right.assumingMemoryBound(to: Value.self).pointee
+        }
+    }
+
+    /// Identical bytes: the same value, as `Equatable` promises a value equals itself.
+    private static func bytes(of type: any Any.Type) -> QuickEquality {
+        let size = byteCount(type)
+        return QuickEquality { left, right in size == 0 || memcmp(left, right, size) == 0 }
+    }
+
+    private static func byteCount<Value>(_: Value.Type) -> Int {
+        MemoryLayout<Value>.size
+    }
+}
+
+/// The address of the value `value` holds, for the time of `body`.
+private func withAddress<Result>(of value: Any, _ body: (UnsafeRawPointer) -> Result) -> Result {
+    func open<Value>(_ value: Value) -> Result {
+        withUnsafePointer(to: value) { body(UnsafeRawPointer($0)) }
+    }
+    return open(value)
+}
+
+/// A standard-library container whose check is made from its elements'.
+protocol QuicklyComparedContainer {
+    static func quickEquality(building: inout Set<ObjectIdentifier>) -> QuickEquality?
+}
+
+extension Optional: QuicklyComparedContainer {
+    static func quickEquality(building: inout Set<ObjectIdentifier>) -> QuickEquality? {
+        let wrapped = QuickEquality.make(Wrapped.self, building: &building)
+        if wrapped.isByteComparison { return nil }
+        let holds = wrapped.check.holds
+        return QuickEquality { left, right in
+            switch (left.assumingMemoryBound(to: Self.self).pointee, right.assumingMemoryBound(to: Self.self).pointee) {
+            case (nil, nil): true
+            case (let left?, let right?):
+                withUnsafePointer(to: left) { l in withUnsafePointer(to: right) { holds(l, $0) } }
+            default: false
+            }
+        }
+    }
+}
+
+extension Array: QuicklyComparedContainer {
+    static func quickEquality(building: inout Set<ObjectIdentifier>) -> QuickEquality? {
+        // Elements compared by their bytes still spare the general comparison a box per element.
+        let holds = QuickEquality.make(Element.self, building: &building).check.holds
+        return QuickEquality { left, right in
+            let (left, right) = (left.assumingMemoryBound(to: Self.self), right.assumingMemoryBound(to: Self.self))
+            guard left.pointee.count == right.pointee.count else { return false }
+            return left.pointee.withUnsafeBufferPointer { left in
+                right.pointee.withUnsafeBufferPointer { right in
+                    left.indices.allSatisfy { holds(left.baseAddress! + $0, right.baseAddress! + $0) }
+                }
+            }
+        }
+    }
+}
+
+extension Dictionary: QuicklyComparedContainer {
+    static func quickEquality(building: inout Set<ObjectIdentifier>) -> QuickEquality? {
+        let holds = QuickEquality.make(Value.self, building: &building).check.holds
+        return QuickEquality { left, right in
+            let (left, right) = (left.assumingMemoryBound(to: Self.self), right.assumingMemoryBound(to: Self.self))
+            guard left.pointee.count == right.pointee.count else { return false }
+            for (key, leftValue) in left.pointee {
+                guard let index = right.pointee.index(forKey: key) else { return false }
+                let equal = withUnsafePointer(to: leftValue) { l in
+                    withUnsafePointer(to: right.pointee.values[index]) { holds(l, $0) }
+                }
+                guard equal else { return false }
+            }
+            return true
+        }
+    }
+}
