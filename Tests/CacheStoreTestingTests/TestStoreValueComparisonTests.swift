@@ -54,6 +54,11 @@ private enum PayloadAction: Sendable {
     case gotPayload(Payload)
 }
 
+private enum ListAction: Sendable {
+    case fetch
+    case got([[String]])
+}
+
 private final class Box: @unchecked Sendable {
     var value: Any
 
@@ -187,6 +192,24 @@ private func makeStore(writing written: Box, sent: Payload = Payload(n: 1), init
         #expect(message.utf8.count <= 65_536)
         #expect(message.contains("more lines cut (the report is limited to "))
         #expect(message.hasSuffix("Fix the expectation closure, or the handler if the state is wrong."))
+    }
+
+    @Test func aReceiveFailureIsCappedAt64Kilobytes() async {
+        let many = (0..<100).map { index in (0..<100).map { "element \($0) of list \(index)" } }
+        let handler = StoreActionHandler<String, ListAction, Void> { _, action, _ in
+            guard case .fetch = action else { return .none }
+            return ActionEffect(id: "fetch") { .got(many) }
+        }
+        let failures = await captureFailures {
+            let store = TestStore(initialValues: [:], actionHandler: handler, dependency: ())
+            store.send(.fetch)
+            await store.receive(.got(many.map { $0.reversed() }))
+        }
+        let message = failures.first?.message ?? ""
+        #expect(message.utf8.count <= 65_536)
+        #expect(message.contains("more lines cut (the report is limited to "))
+        #expect(
+            message.hasSuffix("Fix the action passed to receive(_:), or the effect if it sends the wrong action."))
     }
 
     @Test func everyMessageRendersDiffsWithTheOneHelper() async {

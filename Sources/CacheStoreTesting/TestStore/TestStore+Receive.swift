@@ -110,12 +110,16 @@ extension TestStore {
         }
         requeueRest(of: produced, from: effect)
         guard isStructurallyEqual(received, expected) else {
-            TestStoreFailure.report(
-                (["Received an unexpected action from the effect \(id) (− expected, + received):"]
-                    + ValueDiff(from: expected, to: received).markedLines()
-                    + ["Fix the action passed to receive(_:), or the effect if it sends the wrong action."])
-                    .joined(separator: "\n"),
-                at: location)
+            // At most 64 KB, like every report, however large the actions.
+            let maxLength = StateChangeReport.defaultMaxLength
+            var limits = DumpNode.Limits.standard
+            limits.maxCharacters = maxLength / 2
+            let fix = "Fix the action passed to receive(_:), or the effect if it sends the wrong action."
+            let body = StateChangeReport.cut(
+                ["Received an unexpected action from the effect \(id) (− expected, + received):"]
+                    + ValueDiff(from: expected, to: received, limits: limits).markedLines(),
+                toBytes: maxLength - fix.utf8.count - 1)
+            TestStoreFailure.report(body + "\n" + fix, at: location)
             handleUnchecked(received, at: location)
             return
         }
