@@ -73,6 +73,19 @@ indirect enum Chain: Sendable {
     }
 }
 
+/// Two types of one name, in different places.
+enum LegacyAPI {
+    struct Post: Sendable {
+        var id: Int
+    }
+}
+
+enum CurrentAPI {
+    struct Post: Sendable {
+        var id: Int
+    }
+}
+
 final class Payload: @unchecked Sendable {
     let n: Int
 
@@ -203,6 +216,33 @@ final class UncheckedBox: @unchecked Sendable {
     @Test func nanWrittenBackIsNoChange() {
         #expect(debugReport(writing: Double.nan, over: Double.nan) == "[CacheStore] Action: 1\n  (no state change)")
         #expect(debugReport(writing: [Double.nan], over: [Double.nan]) == "[CacheStore] Action: 1\n  (no state change)")
+    }
+
+    @Test func nanInASetIsEqualToNaN() {
+        #expect(
+            debugReport(writing: Set([Double.nan, 1]), over: Set([Double.nan, 1]))
+                == "[CacheStore] Action: 1\n  (no state change)")
+        #expect(debugReport(writing: Set([Double.nan, 2]), over: Set([Double.nan, 1])).contains("~ .other"))
+    }
+
+    @Test func typesOfTheSameNameAreNamedInFull() {
+        #expect(
+            debugReport(writing: CurrentAPI.Post(id: 1), over: LegacyAPI.Post(id: 1)) == """
+                [CacheStore] Action: 1
+                  ~ .other:
+                      Post(id: 1)
+                      (types differ: − CacheStoreTests.LegacyAPI.Post, + CacheStoreTests.CurrentAPI.Post)
+                """)
+    }
+
+    @Test func aDictionaryEntryPastTheFirstHundredIsShownAmidItsNeighbours() {
+        let old = Dictionary(uniqueKeysWithValues: (0..<1_000).map { ($0, $0) })
+        var new = old
+        new[500] = -1
+        let lines = debugReport(writing: new, over: old).components(separatedBy: "\n")
+        #expect(lines.contains("−       500: 500,") && lines.contains("+       500: -1,"))
+        #expect(lines.contains("        … 397 before,"))
+        #expect(!lines.contains { $0.contains("past what the dump shows") })
     }
 
     @Test func valuesThatDifferOnlyByTypeNameTheTypes() {

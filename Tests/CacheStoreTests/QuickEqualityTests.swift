@@ -82,18 +82,18 @@ private func article(_ id: Int, tag: String = "swift", score: Double = 1) -> Art
         #expect(QuickEquality.of(Article.self) != nil)
         #expect(QuickEquality.of([Int: Article].self) != nil)
         #expect(QuickEquality.of([Article].self) != nil)
-        #expect(QuickEquality.of(Article.self)?.holds(article(1), article(1)) == true)
-        #expect(QuickEquality.of([Int: Article].self)?.holds([1: article(1)], [1: article(1)]) == true)
+        #expect(QuickEquality.of(Article.self)?.holds(opening: article(1), article(1)) == true)
+        #expect(QuickEquality.of([Int: Article].self)?.holds(opening: [1: article(1)], [1: article(1)]) == true)
     }
 
     @Test func itNeverCallsUnequalValuesEqual() {
         let check = QuickEquality.of(Article.self)
-        #expect(check?.holds(article(1), article(2)) == false)
-        #expect(check?.holds(article(1), article(1, tag: "go")) == false)
-        #expect(check?.holds(article(1), article(1, score: 2)) == false)
+        #expect(check?.holds(opening: article(1), article(2)) == false)
+        #expect(check?.holds(opening: article(1), article(1, tag: "go")) == false)
+        #expect(check?.holds(opening: article(1), article(1, score: 2)) == false)
         var anonymous = article(1)
         anonymous.author = nil
-        #expect(check?.holds(article(1), anonymous) == false)
+        #expect(check?.holds(opening: article(1), anonymous) == false)
         #expect(!isStructurallyEqual(article(1), anonymous))
         #expect(firstDifference(article(1), article(1, tag: "go"))?.pathText == ".tags[1]")
         let many = Dictionary(uniqueKeysWithValues: (0..<500).map { ($0, article($0)) })

@@ -38,6 +38,8 @@ private final class Reference: @unchecked Sendable {
         #expect(ValueDump.inline((1, label: "x")) == #"(1, label: "x")"#)
         #expect(ValueDump.inline([Int]()) == "[]")
         #expect(ValueDump.inline([String: Int]()) == "[:]")
+        // A NaN key is never found by lookup; its entry is still shown.
+        #expect(ValueDump.inline([Double.nan: 1]) == "[nan: 1]")
     }
 
     @Test func longValuesBreakIntoIndentedLines() {

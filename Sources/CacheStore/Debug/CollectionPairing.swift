@@ -1,35 +1,45 @@
 /// A dictionary seen through `Any`: its entries paired with another's by key lookup, so comparing two
 /// dictionaries whose values are not `Equatable` costs O(n).
 package protocol KeyedEntries {
-    /// Each entry's key with this dictionary's value and `other`'s for that key; `nil` when `other`
-    /// is not a dictionary of the same type or lacks one of the keys.
+    /// Each entry's key with this dictionary's value and `other`'s for that key, leaving out the
+    /// entries that ``QuickEquality`` shows equal; `nil` when `other` is not a dictionary of the same
+    /// type and count or lacks one of the keys.
     func pairedValues(with other: Any) -> [(key: AnyHashable, lhs: Any, rhs: Any)]?
 
-    /// The entries, without going through `Mirror`.
-    var anyEntries: [(key: Any, value: Any)] { get }
+    /// The keys, each with its entry's position, without going through `Mirror`.
+    var anyKeys: [(key: Any, position: Any)] { get }
+
+    /// The value of the entry at `position`, one of ``anyKeys``'s.
+    func anyValue(at position: Any) -> Any
 }
 
 extension Dictionary: KeyedEntries {
     package func pairedValues(with other: Any) -> [(key: AnyHashable, lhs: Any, rhs: Any)]? {
         guard let other = other as? Self, other.count == count else { return nil }
+        let isEqual = QuickEquality.forElements(of: Value.self)
         var pairs: [(key: AnyHashable, lhs: Any, rhs: Any)] = []
-        pairs.reserveCapacity(count)
         for (key, value) in self {
-            guard let otherValue = other[key] else { return nil }
-            pairs.append((AnyHashable(key), value, otherValue))
+            guard let index = other.index(forKey: key) else { return nil }
+            let otherValue = other.values[index]
+            if !isEqual.holds(value, otherValue) { pairs.append((AnyHashable(key), value, otherValue)) }
         }
         return pairs
     }
 
-    package var anyEntries: [(key: Any, value: Any)] {
-        map { (key: $0.key as Any, value: $0.value as Any) }
+    package var anyKeys: [(key: Any, position: Any)] {
+        // By position, not by key: a NaN key is never found by lookup.
+        zip(keys, indices).map { (key: $0 as Any, position: $1 as Any) }
+    }
+
+    package func anyValue(at position: Any) -> Any {
+        values[position as! Index]
     }
 }
 
 /// An array seen through `Any`: its elements paired with another's by position, without `Mirror`.
 package protocol IndexedElements {
-    /// Each element with `other`'s at the same position; `nil` when `other` is not an array of the
-    /// same type and count.
+    /// Each element with `other`'s at the same position, leaving out the elements that
+    /// ``QuickEquality`` shows equal; `nil` when `other` is not an array of the same type and count.
     func pairedElements(with other: Any) -> [(index: Int, lhs: Any, rhs: Any)]?
 
     /// The elements in `range` (clamped to the array), without going through `Mirror`.
@@ -42,7 +52,10 @@ package protocol IndexedElements {
 extension Array: IndexedElements {
     package func pairedElements(with other: Any) -> [(index: Int, lhs: Any, rhs: Any)]? {
         guard let other = other as? Self, other.count == count else { return nil }
-        return indices.map { (index: $0, lhs: self[$0] as Any, rhs: other[$0] as Any) }
+        let isEqual = QuickEquality.forElements(of: Element.self)
+        return indices.compactMap { index in
+            isEqual.holds(self[index], other[index]) ? nil : (index: index, lhs: self[index], rhs: other[index])
+        }
     }
 
     package func anyElements(in range: Range<Int>) -> [Any] {
@@ -76,5 +89,20 @@ extension Array: DifferingElements where Element: Equatable {
             }
         }
         return pairs
+    }
+}
+
+/// A set of floating-point numbers, whose `==` says unequal whenever it holds a NaN (NaN is not
+/// equal to itself, so no NaN is found in the other set).
+package protocol FloatingPointSet {
+    /// Whether `other` is a set of the same type holding the same numbers and as many NaNs.
+    func hasSameElementsCountingNaN(as other: Any) -> Bool
+}
+
+extension Set: FloatingPointSet where Element: FloatingPoint {
+    package func hasSameElementsCountingNaN(as other: Any) -> Bool {
+        // Of the same count, with the same numbers: then as many NaNs.
+        guard let other = other as? Self, other.count == count else { return false }
+        return filter { !$0.isNaN } == other.filter { !$0.isNaN }
     }
 }

@@ -27,7 +27,7 @@ struct DumpBuilder {
             }
         }
         if let entries = value as? any KeyedEntries {
-            return dictionary(entries.anyEntries, depth: depth, focus: focus)
+            return dictionary(entries, depth: depth, focus: focus)
         }
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
@@ -115,28 +115,46 @@ struct DumpBuilder {
         return .group(open: open, close: ")", children: fields, omitted: payloadMirror.children.count - fields.count)
     }
 
-    /// Entries sorted by their keys' text, so that equal dictionaries dump the same.
+    /// Entries sorted by their keys' text, so that equal dictionaries dump the same. Past the entries
+    /// shown by default, the one on the focus path is shown amid its neighbours; only the values
+    /// shown are read.
     private mutating func dictionary(
-        _ entries: [(key: Any, value: Any)], depth: Int, focus: ArraySlice<ValueDifference.Step>?
+        _ entries: any KeyedEntries, depth: Int, focus: ArraySlice<ValueDifference.Step>?
     ) -> DumpNode {
-        guard !entries.isEmpty else { return spend(.leaf("[:]")) }
+        let keys = entries.anyKeys
+        guard !keys.isEmpty else { return spend(.leaf("[:]")) }
         _ = spend(.group(open: "[", close: "]", children: [], omitted: 0))
-        let keyLimits = DumpNode.Limits(maxChildren: 10, maxDepth: 4, maxStringLength: 40, maxCharacters: 200)
-        let keyed = entries.map { entry in
-            var keyBuilder = DumpBuilder(limits: keyLimits, focus: nil)
-            return (text: keyBuilder.make(entry.key, depth: 0, focus: nil).inline, entry: entry)
-        }
-        .sorted { $0.text < $1.text }
+        let keyed = keys.map { (text: Self.keyText($0.key), key: $0.key, position: $0.position) }
+            .sorted { $0.text < $1.text }
         let focusedKey: AnyHashable? = if case .key(let key)? = focus?.first { key } else { nil }
-        var shown: [DumpNode.Child] = []
-        for (text, entry) in keyed.prefix(limits.maxChildren) {
-            guard remaining > 0 else { break }
-            remaining -= text.utf8.count
-            let entryFocus = focusedKey != nil && focusedKey == entry.key as? AnyHashable ? focus?.dropFirst() : nil
-            shown.append(DumpNode.Child(label: text, node: make(entry.value, depth: depth + 1, focus: entryFocus)))
+        var first = 0
+        if let focusedKey {
+            let text = Self.keyText(focusedKey.base)
+            let index = keyed.firstIndex { $0.text == text && $0.key as? AnyHashable == focusedKey } ?? 0
+            if index >= limits.maxChildren { first = index - limits.maxChildren / 2 }
         }
-        return .group(open: "[", close: "]", children: shown, omitted: entries.count - shown.count)
+        var shown: [DumpNode.Child] = []
+        if first > 0 { shown.append(DumpNode.Child(label: nil, node: .leaf("… \(first) before"))) }
+        var index = first
+        for (text, key, position) in keyed[first...].prefix(limits.maxChildren) {
+            guard remaining > 0 else { break }
+            let value = entries.anyValue(at: position)
+            remaining -= text.utf8.count
+            let entryFocus = focusedKey != nil && focusedKey == key as? AnyHashable ? focus?.dropFirst() : nil
+            shown.append(DumpNode.Child(label: text, node: make(value, depth: depth + 1, focus: entryFocus)))
+            index += 1
+        }
+        return .group(open: "[", close: "]", children: shown, omitted: keys.count - index)
     }
+
+    /// A dictionary key as shown: short, on one line.
+    private static func keyText(_ key: Any) -> String {
+        var builder = DumpBuilder(limits: keyLimits, focus: nil)
+        return builder.make(key, depth: 0, focus: nil).inline
+    }
+
+    private static let keyLimits = DumpNode.Limits(
+        maxChildren: 10, maxDepth: 4, maxStringLength: 40, maxCharacters: 200)
 
     /// The focus for the child at `index`, when the focus path goes through it.
     private static func step(

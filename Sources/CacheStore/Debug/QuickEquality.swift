@@ -23,11 +23,11 @@
 /// what it captured when made.
 package struct QuickEquality {
     /// Whether the values at the two addresses, both of the type the check was made for, are equal.
-    let holds: (UnsafeRawPointer, UnsafeRawPointer) -> Bool
+    let isEqualAt: (UnsafeRawPointer, UnsafeRawPointer) -> Bool
 
-    /// Whether `lhs` and `rhs`, two values of the type the check was made for, are equal.
-    package func holds(_ lhs: Any, _ rhs: Any) -> Bool {
-        withAddress(of: lhs) { left in withAddress(of: rhs) { right in holds(left, right) } }
+    /// Whether the values that `lhs` and `rhs` hold, both of the type the check was made for, are equal.
+    package func holds(opening lhs: Any, _ rhs: Any) -> Bool {
+        withAddress(of: lhs) { left in withAddress(of: rhs) { right in isEqualAt(left, right) } }
     }
 
     /// The check for values of `type`; `nil` when there is none better than comparing bytes, which
@@ -38,6 +38,18 @@ package struct QuickEquality {
         var building: Set<ObjectIdentifier> = []
         let made = make(type, building: &building)
         return made.isByteComparison ? nil : made.check
+    }
+
+    /// The check for elements of `type` in a collection: at least their bytes, which spares the
+    /// general comparison an `Any` box per element.
+    static func forElements(of type: any Any.Type) -> QuickEquality {
+        var building: Set<ObjectIdentifier> = []
+        return make(type, building: &building).check
+    }
+
+    /// Whether `lhs` and `rhs`, of the type the check was made for, are equal.
+    func holds<Value>(_ lhs: Value, _ rhs: Value) -> Bool {
+        withUnsafePointer(to: lhs) { left in withUnsafePointer(to: rhs) { isEqualAt(left, $0) } }
     }
 
     private static let cache = Lock()
@@ -70,9 +82,9 @@ package struct QuickEquality {
         guard !(type is any CustomReflectable.Type), let layout = StoredFields(of: type) else { return nil }
         let fields = layout.fields.map { field in (offset: field.offset, made: make(field.type, building: &building)) }
         if fields.allSatisfy(\.made.isByteComparison) { return nil }
-        let checks = fields.map { (offset: $0.offset, holds: $0.made.check.holds) }
+        let checks = fields.map { (offset: $0.offset, isEqualAt: $0.made.check.isEqualAt) }
         return QuickEquality { left, right in
-            for field in checks where !field.holds(left + field.offset, right + field.offset) { return false }
+            for field in checks where !field.isEqualAt(left + field.offset, right + field.offset) { return false }
             return true
         }
     }
@@ -111,12 +123,10 @@ extension Optional: QuicklyComparedContainer {
     static func quickEquality(building: inout Set<ObjectIdentifier>) -> QuickEquality? {
         let wrapped = QuickEquality.make(Wrapped.self, building: &building)
         if wrapped.isByteComparison { return nil }
-        let holds = wrapped.check.holds
         return QuickEquality { left, right in
             switch (left.assumingMemoryBound(to: Self.self).pointee, right.assumingMemoryBound(to: Self.self).pointee) {
             case (nil, nil): true
-            case (let left?, let right?):
-                withUnsafePointer(to: left) { l in withUnsafePointer(to: right) { holds(l, $0) } }
+            case (let left?, let right?): wrapped.check.holds(left, right)
             default: false
             }
         }
@@ -126,13 +136,13 @@ extension Optional: QuicklyComparedContainer {
 extension Array: QuicklyComparedContainer {
     static func quickEquality(building: inout Set<ObjectIdentifier>) -> QuickEquality? {
         // Elements compared by their bytes still spare the general comparison a box per element.
-        let holds = QuickEquality.make(Element.self, building: &building).check.holds
+        let element = QuickEquality.make(Element.self, building: &building).check
         return QuickEquality { left, right in
             let (left, right) = (left.assumingMemoryBound(to: Self.self), right.assumingMemoryBound(to: Self.self))
             guard left.pointee.count == right.pointee.count else { return false }
             return left.pointee.withUnsafeBufferPointer { left in
                 right.pointee.withUnsafeBufferPointer { right in
-                    left.indices.allSatisfy { holds(left.baseAddress! + $0, right.baseAddress! + $0) }
+                    left.indices.allSatisfy { element.isEqualAt(left.baseAddress! + $0, right.baseAddress! + $0) }
                 }
             }
         }
@@ -141,16 +151,14 @@ extension Array: QuicklyComparedContainer {
 
 extension Dictionary: QuicklyComparedContainer {
     static func quickEquality(building: inout Set<ObjectIdentifier>) -> QuickEquality? {
-        let holds = QuickEquality.make(Value.self, building: &building).check.holds
+        let value = QuickEquality.make(Value.self, building: &building).check
         return QuickEquality { left, right in
             let (left, right) = (left.assumingMemoryBound(to: Self.self), right.assumingMemoryBound(to: Self.self))
             guard left.pointee.count == right.pointee.count else { return false }
             for (key, leftValue) in left.pointee {
-                guard let index = right.pointee.index(forKey: key) else { return false }
-                let equal = withUnsafePointer(to: leftValue) { l in
-                    withUnsafePointer(to: right.pointee.values[index]) { holds(l, $0) }
-                }
-                guard equal else { return false }
+                guard let index = right.pointee.index(forKey: key),
+                    value.holds(leftValue, right.pointee.values[index])
+                else { return false }
             }
             return true
         }

@@ -80,7 +80,7 @@ private func compare(_ lhs: Any?, _ rhs: Any?) -> PairComparison {
         return left == right
             ? .equal : .different(.identity(left, right, typeName: String(describing: type(of: lhs))))
     }
-    if let quick = QuickEquality.of(type(of: lhs)), quick.holds(lhs, rhs) { return .equal }
+    if let quick = QuickEquality.of(type(of: lhs)), quick.holds(opening: lhs, rhs) { return .equal }
     return compareParts(lhs, rhs)
 }
 
@@ -90,6 +90,7 @@ private func compareUnequal(_ lhs: Any, _ rhs: Any) -> PairComparison {
     if let left = lhs as? any FloatingPoint, left.isNaN, (rhs as? any FloatingPoint)?.isNaN == true {
         return .equal
     }
+    if let set = lhs as? any FloatingPointSet, set.hasSameElementsCountingNaN(as: rhs) { return .equal }
     if let left = lhs as? String, let right = rhs as? String {
         return .different(.value(characterOffset: commonPrefixCount(left, right)))
     }

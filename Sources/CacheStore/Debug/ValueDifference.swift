@@ -45,7 +45,10 @@ package struct ValueDifference {
         let place = path.isEmpty ? "" : " at \(pathText)"
         switch kind {
         case .type(let old, let new):
-            return "(types differ\(place): − \(old), + \(new))"
+            // Two types of one name (`Post` of two modules) are named in full.
+            let short = (String(describing: old), String(describing: new))
+            let (oldName, newName) = short.0 == short.1 ? (String(reflecting: old), String(reflecting: new)) : short
+            return "(types differ\(place): − \(oldName), + \(newName))"
         case .identity(let old, let new, let typeName) where dumpsAreEqual:
             return "(different instances of \(typeName)\(place), which compares by identity: − \(old), + \(new))"
         case .value where dumpsAreEqual, .identity where dumpsAreEqual:
