@@ -6,11 +6,12 @@ package protocol KeyedEntries {
     /// type and count or lacks one of the keys.
     func pairedValues(with other: Any) -> [(key: AnyHashable, lhs: Any, rhs: Any)]?
 
-    /// The keys, each with its entry's position, without going through `Mirror`.
-    var anyKeys: [(key: Any, position: Any)] { get }
+    /// The keys in the dictionary's order, without going through `Mirror`.
+    var anyKeys: [Any] { get }
 
-    /// The value of the entry at `position`, one of ``anyKeys``'s.
-    func anyValue(at position: Any) -> Any
+    /// The values of the entries at `offsets` in the dictionary's order (the offsets of their keys
+    /// in ``anyKeys``), by offset: one pass, boxing only those values.
+    func anyValues(atOffsets offsets: Set<Int>) -> [Int: Any]
 }
 
 extension Dictionary: KeyedEntries {
@@ -26,13 +27,15 @@ extension Dictionary: KeyedEntries {
         return pairs
     }
 
-    package var anyKeys: [(key: Any, position: Any)] {
-        // By position, not by key: a NaN key is never found by lookup.
-        zip(keys, indices).map { (key: $0 as Any, position: $1 as Any) }
+    package var anyKeys: [Any] {
+        keys.map { $0 as Any }
     }
 
-    package func anyValue(at position: Any) -> Any {
-        values[position as! Index]
+    package func anyValues(atOffsets offsets: Set<Int>) -> [Int: Any] {
+        // By offset, not by key: a NaN key is never found by lookup.
+        var found: [Int: Any] = [:]
+        for (offset, index) in indices.enumerated() where offsets.contains(offset) { found[offset] = values[index] }
+        return found
     }
 }
 

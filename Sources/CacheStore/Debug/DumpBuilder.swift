@@ -124,8 +124,7 @@ struct DumpBuilder {
         let keys = entries.anyKeys
         guard !keys.isEmpty else { return spend(.leaf("[:]")) }
         _ = spend(.group(open: "[", close: "]", children: [], omitted: 0))
-        let keyed = keys.map { (text: Self.keyText($0.key), key: $0.key, position: $0.position) }
-            .sorted { $0.text < $1.text }
+        let keyed = keys.enumerated().map { (text: Self.keyText($1), key: $1, offset: $0) }.sorted { $0.text < $1.text }
         let focusedKey: AnyHashable? = if case .key(let key)? = focus?.first { key } else { nil }
         var first = 0
         if let focusedKey {
@@ -136,9 +135,10 @@ struct DumpBuilder {
         var shown: [DumpNode.Child] = []
         if first > 0 { shown.append(DumpNode.Child(label: nil, node: .leaf("… \(first) before"))) }
         var index = first
-        for (text, key, position) in keyed[first...].prefix(limits.maxChildren) {
-            guard remaining > 0 else { break }
-            let value = entries.anyValue(at: position)
+        let window = keyed[first...].prefix(limits.maxChildren)
+        let values = entries.anyValues(atOffsets: Set(window.map(\.offset)))
+        for (text, key, offset) in window {
+            guard remaining > 0, let value = values[offset] else { break }
             remaining -= text.utf8.count
             let entryFocus = focusedKey != nil && focusedKey == key as? AnyHashable ? focus?.dropFirst() : nil
             shown.append(DumpNode.Child(label: text, node: make(value, depth: depth + 1, focus: entryFocus)))
@@ -149,6 +149,7 @@ struct DumpBuilder {
 
     /// A dictionary key as shown: short, on one line.
     private static func keyText(_ key: Any) -> String {
+        if let number = key as? Int { return String(number) }
         var builder = DumpBuilder(limits: keyLimits, focus: nil)
         return builder.make(key, depth: 0, focus: nil).inline
     }
