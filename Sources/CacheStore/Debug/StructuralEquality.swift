@@ -8,7 +8,8 @@ import Foundation
 ///   NaN equals NaN, as both dump as `nan` (so a handler that writes back an unchanged `.nan` changes
 ///   nothing). `0.0` and `-0.0` stay equal, as `==` says. When an array's or a dictionary's `==`
 ///   says unequal, the elements that differ are compared by these rules, so `[Double.nan]` equals
-///   `[Double.nan]`; inside your own `Equatable` types, your `==` decides.
+///   `[Double.nan]`, and sets of floating-point numbers are equal with the same numbers and as many
+///   NaNs; inside your own `Equatable` types, your `==` decides.
 /// - Optionals compare by their wrapped values (`nil` equals only `nil`).
 /// - Instances of classes that are not `Equatable` compare by identity: two objects with the same
 ///   fields are different values.
@@ -21,6 +22,8 @@ import Foundation
 /// are equal without looking further, as `Equatable` promises a value equals itself.
 ///
 /// The comparison walks the values with a stack of its own, so any depth is safe, and costs O(size).
+/// A ``QuickEquality`` recognizes equal values first without `Mirror`; only what it cannot show
+/// equal is walked.
 package func isStructurallyEqual(_ lhs: Any, _ rhs: Any) -> Bool {
     firstDifference(lhs, rhs) == nil
 }
