@@ -245,6 +245,17 @@ final class UncheckedBox: @unchecked Sendable {
         #expect(!lines.contains { $0.contains("past what the dump shows") })
     }
 
+    @Test func largeSetsShowTheSameFirstElementsWhateverTheirOrder() {
+        let old = Set(0..<1_000)
+        var new = Set<Int>(minimumCapacity: 4_000)
+        for number in (0..<999).reversed() { new.insert(number) }
+        new.insert(1_000)
+        let lines = debugReport(writing: new, over: old).components(separatedBy: "\n")
+        // Sorted by text, both show 0, 1, 10, 100, …: only 1000 is new among the first hundred.
+        #expect(lines.filter { $0.hasPrefix("+") } == ["+       1000,"])
+        #expect(lines.filter { $0.hasPrefix("−") }.count == 1)
+    }
+
     @Test func valuesThatDifferOnlyByTypeNameTheTypes() {
         #expect(
             debugReport(writing: 32, over: 32.0) == """

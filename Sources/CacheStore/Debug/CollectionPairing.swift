@@ -109,3 +109,15 @@ extension Set: FloatingPointSet where Element: FloatingPoint {
         return filter { !$0.isNaN } == other.filter { !$0.isNaN }
     }
 }
+
+/// A set seen through `Any`: its members, without going through `Mirror`.
+package protocol UnorderedMembers {
+    /// The members, in the set's order.
+    var anyMembers: [Any] { get }
+}
+
+extension Set: UnorderedMembers {
+    package var anyMembers: [Any] {
+        map { $0 as Any }
+    }
+}

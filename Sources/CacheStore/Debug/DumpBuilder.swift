@@ -29,14 +29,15 @@ struct DumpBuilder {
         if let entries = value as? any KeyedEntries {
             return dictionary(entries, depth: depth, focus: focus)
         }
+        if let set = value as? any UnorderedMembers {
+            return members(set.anyMembers, depth: depth)
+        }
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
         case .enum:
             return enumCase(value, mirror, depth: depth, focus: focus)
         case .collection:
             return group(value, "[", "]", mirror, labeled: false, depth: depth, focus: focus)
-        case .set:
-            return group(value, "Set([", "])", mirror, labeled: false, depth: depth, focus: focus, sorted: true)
         case .tuple:
             return group(value, "(", ")", mirror, labeled: true, depth: depth, focus: focus)
         case .struct, .class:
@@ -57,7 +58,7 @@ struct DumpBuilder {
 
     private mutating func group(
         _ value: Any, _ open: String, _ close: String, _ mirror: Mirror, labeled: Bool, depth: Int,
-        focus: ArraySlice<ValueDifference.Step>?, sorted: Bool = false
+        focus: ArraySlice<ValueDifference.Step>?
     ) -> DumpNode {
         _ = spend(.group(open: open, close: close, children: [], omitted: 0))
         // Past the children shown by default, the one on the focus path is shown amid its neighbours.
@@ -86,7 +87,6 @@ struct DumpBuilder {
         // A collection's own count is O(1) where a mirror's may walk every element.
         let total = (value as? any Collection)?.count ?? mirror.children.count
         let omitted = total - index
-        if sorted { shown.sort { $0.node.inline < $1.node.inline } }
         return .group(open: open, close: close, children: shown, omitted: omitted)
     }
 
@@ -145,6 +145,20 @@ struct DumpBuilder {
             index += 1
         }
         return .group(open: "[", close: "]", children: shown, omitted: keys.count - index)
+    }
+
+    /// A set's members, all sorted by their text before the first are shown, so that equal
+    /// sets dump the same and two large sets show the same first members whatever their order.
+    private mutating func members(_ members: [Any], depth: Int) -> DumpNode {
+        _ = spend(.group(open: "Set([", close: "])", children: [], omitted: 0))
+        var shown: [DumpNode.Child] = []
+        for member in members.map({ (text: Self.keyText($0), member: $0) }).sorted(by: { $0.text < $1.text })
+            .prefix(limits.maxChildren)
+        {
+            guard remaining > 0 else { break }
+            shown.append(DumpNode.Child(label: nil, node: make(member.member, depth: depth + 1, focus: nil)))
+        }
+        return .group(open: "Set([", close: "])", children: shown, omitted: members.count - shown.count)
     }
 
     /// A dictionary key as shown: short, on one line.
