@@ -1,4 +1,5 @@
 import CacheStore
+import Dispatch
 import Testing
 
 /// Not `Equatable`, with parts of every kind the quick check reads.
@@ -133,6 +134,19 @@ private func article(_ id: Int, tag: String = "swift", score: Double = 1) -> Art
         #expect(!isStructurallyEqual(Owner(object: object), Owner(object: Opaque())))
         #expect(isStructurallyEqual(Masked(secret: 1), Masked(secret: 1)))
         #expect(QuickEquality.of(Masked.self) == nil)
+    }
+
+    @Test func checksAreMadeAndReadFromManyThreadsAtOnce() {
+        struct Fresh {
+            var id: Int
+            var names: [String]
+        }
+        let equal = Recorder<Bool>()
+        DispatchQueue.concurrentPerform(iterations: 8) { index in
+            let make = { Fresh(id: index, names: ["name \(index) of a list long enough"]) }
+            equal.append(isStructurallyEqual([index: make()], [index: make()]))
+        }
+        #expect(equal.values == Array(repeating: true, count: 8))
     }
 
     @Test func aTypeThatHoldsItselfIsComparedAtAnyDepth() {
