@@ -44,8 +44,10 @@ extension ActionEffect {
     ///     )
     /// ```
     ///
-    /// Each part keeps its own id: cancelling it ends that part, and the next one starts. The
-    /// concatenation runs under `id`: cancelling `id` ends the running part and starts no other,
+    /// The first part starts at once, as a lone effect would. Each part keeps its own id: cancelling
+    /// it cancels that part, and the next one starts once the cancelled one's work has returned
+    /// (cancellation is cooperative: `Task.sleep` throws, `Task.isCancelled` turns true). The
+    /// concatenation runs under `id`: cancelling `id` cancels the running part and starts no other,
     /// and a new effect with `id` replaces the whole concatenation (cancel in flight).
     ///
     /// - Parameters:

@@ -49,5 +49,13 @@ extension ActionEffect {
     }
 }
 
+extension ActionEffect {
+    /// Whether the effect only waits (a debounce's or throttle's delay).
+    @usableFromInline
+    var isDelay: Bool {
+        if case .delay = operation { true } else { false }
+    }
+}
+
 /// Sendable exactly when the actions are, as the effect is.
 extension ActionEffect.Part: @unchecked Sendable where Action: Sendable {}

@@ -49,12 +49,18 @@ final class EffectGroup: @unchecked Sendable {
         waiter?.resume()
     }
 
-    /// Runs `start`, which starts the step's parts, then waits until each has ended. When the calling
-    /// task is cancelled, meanwhile or before, cancels the parts.
-    func run(_ start: () -> Void) async {
+    /// Runs `start`, which starts the step's parts; after it, ``wait()`` can end.
+    @usableFromInline
+    func start(_ start: () -> Void) {
+        start()
+        partEnded()  // every part is started
+    }
+
+    /// Waits until each part has ended. When the calling task is cancelled, meanwhile or before,
+    /// cancels the parts.
+    @usableFromInline
+    func wait() async {
         await withTaskCancellationHandler {
-            start()
-            partEnded()  // every part is started
             await withCheckedContinuation { continuation in
                 let isDone = lock.withLock {
                     if unfinished == 0 { return true }

@@ -203,25 +203,33 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     func startComposed(_ part: ActionEffect<Action>.Part, in group: EffectGroup?) {
         switch part {
         case .concatenation(let id, let effects):
+            // The first step starts now, as a lone effect would, so that it can be cancelled by id at
+            // once; the concatenation's task waits for it, then runs the others.
+            var steps = effects[...]
+            let first = steps.first.flatMap { step in step.isDelay ? nil : steps.removeFirst() }
+            let firstGroup = first.map { _ in EffectGroup(runner: self.effects) }
             // The steps move into the concatenation's task, as every effect moves into its task.
-            let steps = UncheckedSendable(effects)
+            let rest = UncheckedSendable(steps)
             group?.partStarted()
             let runner = self.effects
             let ticket = runner.start(.given(id)) { ticket in
                 Task { [weak self] in
-                    for step in steps.value where !Task.isCancelled {
+                    await firstGroup?.wait()
+                    for step in rest.value where !Task.isCancelled {
                         if case .delay(let wait) = step.operation {
                             do { try await wait() } catch { break }
                             continue
                         }
                         let stepGroup = EffectGroup(runner: runner)
-                        await stepGroup.run { self?.start(step, in: stepGroup) }
+                        stepGroup.start { self?.start(step, in: stepGroup) }
+                        await stepGroup.wait()
                     }
                     guard let self else { return group?.partEnded() ?? () }
                     finish(ticket, delivering: nil, then: group)
                 }
             }
             group?.add(ticket)
+            if let first, let firstGroup { firstGroup.start { start(first, in: firstGroup) } }
         case .delay(let wait):
             start(
                 .concatenation(

@@ -1,0 +1,164 @@
+import CacheStore
+import Testing
+
+/// A feature with keys of its own: `.value` is the app's `.count`, `.local` maps to no app key.
+enum LiftedKey: Hashable, Sendable {
+    case value, local, name
+}
+
+enum LiftedAction: Equatable, Sendable {
+    case set(Int)
+    case readAll
+    case replace([LiftedKey: Int])
+    case setLater(Int, id: String, after: Duration = .zero)
+}
+
+enum LiftedAppAction: Equatable, Sendable {
+    case feature(LiftedAction)
+    case other
+}
+
+/// `.value` ↔ `.count`, `.name` ↔ `.name`; `.flag` has a feature key (`.value`) but `to` names another
+/// app key for it, so it is not visible.
+let liftedKeys: BiDirectionalTransformation<Key?, LiftedKey?> = (
+    from: { key in
+        switch key {
+        case .count, .flag: .value
+        case .name: .name
+        default: nil
+        }
+    },
+    to: { key in
+        switch key {
+        case .value: .count
+        case .name: .name
+        default: nil
+        }
+    }
+)
+
+func liftedFeature(
+    seen: Recorder<[LiftedKey: Int]> = Recorder(), kept: Recorder<CacheStore<LiftedKey>>? = nil
+) -> StoreActionHandler<Key, LiftedAppAction, Int> {
+    let feature = StoreActionHandler<LiftedKey, LiftedAction, Int> { state, action, step in
+        kept?.append(state)
+        switch action {
+        case .set(let value):
+            state.set(value: value * step, forKey: .value)
+            state.set(value: value, forKey: .local)
+            seen.append(state.valuesInCache(ofType: Int.self))
+        case .readAll:
+            seen.append(state.valuesInCache(ofType: Int.self))
+        case .replace(let values):
+            state = CacheStore(initialValues: values)
+        case .setLater(let value, let id, let delay):
+            return ActionEffect(id: id) {
+                try? await Task.sleep(for: delay)
+                return Task.isCancelled ? nil : .set(value)
+            }
+        }
+        return .none
+    }
+    return .scope(
+        keyTransformation: liftedKeys,
+        actionHandler: feature,
+        extractAction: { action in if case .feature(let feature) = action { feature } else { nil } },
+        embedAction: LiftedAppAction.feature,
+        dependencyTransformation: { step in step })
+}
+
+@Suite struct LiftedHandlerTests {
+    @Test func aLiftedHandlerReadsAndWritesOnlyItsMappedKeys() {
+        let seen = Recorder<[LiftedKey: Int]>()
+        let store = Store(
+            initialValues: [.count: 1, .flag: 7, .other: 9], actionHandler: liftedFeature(seen: seen), dependency: 10)
+        store.handle(action: .feature(.readAll))
+        store.handle(action: .feature(.set(2)))
+        #expect(seen.values == [[.value: 1], [.value: 20]])
+        #expect(store.get(.count, as: Int.self) == 20)
+        #expect(store.get(.flag, as: Int.self) == 7)
+        #expect(store.get(.other, as: Int.self) == 9)
+        #expect(store.allValues.count == 3)
+    }
+
+    @Test func actionsThatAreNotTheFeaturesAreLeftOut() {
+        let seen = Recorder<[LiftedKey: Int]>()
+        let store = Store(initialValues: [.count: 1], actionHandler: liftedFeature(seen: seen), dependency: 1)
+        store.handle(action: .other)
+        #expect(seen.values.isEmpty)
+        #expect(store.get(.count, as: Int.self) == 1)
+    }
+
+    @Test func theFeaturesWritesAreOneCommitWithTheAppHandlers() {
+        let app = StoreActionHandler<Key, LiftedAppAction, Int> { state, _, _ in
+            state.set(value: (state.get(.count, as: Int.self) ?? 0) + 1, forKey: .other)
+            return .none
+        }
+        let reports = Recorder<String>()
+        let store = Store(
+            initialValues: [.count: 0], actionHandler: StoreActionHandler(combining: [liftedFeature(), app]),
+            dependency: 1
+        ).debug { reports.append($0) }
+        store.handle(action: .feature(.set(5)))
+        #expect(store.get(.other, as: Int.self) == 6)
+        #expect(reports.values == ["[CacheStore] Action: .feature(.set(5))\n  ~ .count: 0 → 5\n  + .other: 6"])
+    }
+
+    @Test func theFeaturesEffectsSendTheAppsActions() async {
+        let store = Store(initialValues: [.count: 0], actionHandler: liftedFeature(), dependency: 3)
+        store.handle(action: .feature(.setLater(4, id: "later")))
+        #expect(store.runningEffectIDs == ["later"])
+        #expect(await eventually { store.get(.count, as: Int.self) == 12 })
+    }
+
+    @Test func cancelByIDReachesTheFeaturesEffect() async {
+        let store = Store(initialValues: [.count: 0], actionHandler: liftedFeature(), dependency: 3)
+        store.handle(action: .feature(.setLater(4, id: "later", after: .seconds(60))))
+        #expect(store.cancel(id: "later"))
+        #expect(await eventually { store.runningEffectIDs.isEmpty })
+        #expect(store.get(.count, as: Int.self) == 0)
+    }
+
+    @Test func aFeatureThatAssignsANewCacheSetsEveryMappedKey() {
+        let store = Store(
+            initialValues: [.count: 1, .name: "Ada", .flag: 7], actionHandler: liftedFeature(), dependency: 1)
+        store.handle(action: .feature(.replace([.value: 5, .local: 6])))
+        #expect(store.get(.count, as: Int.self) == 5)
+        #expect(!store.contains(.name))
+        #expect(store.get(.flag, as: Int.self) == 7)
+        #expect(store.allValues.count == 2)
+    }
+
+    @Test func aKeptFeatureStateReadsTheCommittedStateAfterLaterActions() {
+        let kept = Recorder<CacheStore<LiftedKey>>()
+        let store = Store(initialValues: [.count: 1], actionHandler: liftedFeature(kept: kept), dependency: 1)
+        store.handle(action: .feature(.set(2)))
+        store.handle(action: .feature(.set(3)))
+        #expect(kept.values[0].get(.value, as: Int.self) == 3)
+        kept.values[0].set(value: 4, forKey: .value)
+        #expect(store.get(.count, as: Int.self) == 4)
+        #expect(kept.values[1].get(.value, as: Int.self) == 4)
+    }
+
+    @Test func aLiftedHandlerOverAKeySubsetSeesOnlyThoseKeys() {
+        let seen = Recorder<[Key: Int]>()
+        let session = StoreActionHandler<Key, Int, Void> { state, value, _ in
+            state.set(value: value, forKey: .count)
+            state.set(value: value, forKey: .other)
+            seen.append(state.valuesInCache(ofType: Int.self))
+            return .none
+        }
+        let store = Store(
+            initialValues: [.flag: 1],
+            actionHandler: StoreActionHandler<Key, LiftedAppAction, Void>.scope(
+                keys: [.count],
+                actionHandler: session,
+                extractAction: { action in if case .feature(.set(let value)) = action { value } else { nil } },
+                embedAction: { value in .feature(.set(value)) },
+                dependencyTransformation: { _ in () }))
+        store.handle(action: .feature(.set(2)))
+        #expect(seen.values == [[.count: 2]])
+        #expect(store.allValues.count == 2)
+        #expect(store.get(.count, as: Int.self) == 2)
+    }
+}
