@@ -308,7 +308,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
             case .task(let identity, let work):
                 enqueueTask(identity.id, work)
             case .concatenation(let id, let effects):
-                cancel(id: id)
+                queue.withValue { $0.removeAll { $0.isCancelled(by: id) } }
                 for effect in effects { enqueue(effect, origin: origin, groupIDs: groupIDs + [id], after: &wait) }
             case .delay(let next):
                 guard let before = wait else {

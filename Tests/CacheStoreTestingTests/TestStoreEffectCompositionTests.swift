@@ -1,0 +1,82 @@
+import CacheStoreTesting
+import Testing
+
+enum ChainID: Hashable { case first, second, chain }
+
+enum ChainAction: Equatable, Sendable {
+    case merge
+    case concatenate
+    case mapped
+    case received(String)
+}
+
+let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, action, _ in
+    let first = ActionEffect<ChainAction>(id: ChainID.first) { .received("first") }
+    let second = ActionEffect<ChainAction>(id: ChainID.second) { .received("second") }
+    switch action {
+    case .merge:
+        return .merge(first, second)
+    case .concatenate:
+        return .concatenate(id: ChainID.chain, first, second)
+    case .mapped:
+        return ActionEffect<String>.merge(
+            ActionEffect(id: ChainID.first) { "first" }, .concatenate(id: ChainID.chain, ActionEffect("now"))
+        ).map(ChainAction.received)
+    case .received(let name):
+        state.update(.items, as: [String].self) { $0 = ($0 ?? []) + [name] }
+    }
+    return .none
+}
+
+@Suite struct TestStoreEffectCompositionTests {
+    func makeStore() -> TestStore<LoadKey, ChainAction, Void> {
+        TestStore(initialValues: [:], actionHandler: chainHandler, dependency: ())
+    }
+
+    @Test func aMergedEffectsPartsAreQueuedAndCancelledEachByItsID() async {
+        let store = makeStore()
+        store.send(.merge)
+        #expect(store.queuedEffectIDs == [ChainID.first, ChainID.second])
+        store.cancel(id: ChainID.first)
+        await store.receive(.received("second")) { $0.set(value: ["second"], forKey: .items) }
+    }
+
+    @Test func aConcatenatedEffectsPartsAreReceivedInOrder() async {
+        let store = makeStore()
+        store.send(.concatenate)
+        #expect(store.queuedEffectIDs == [ChainID.first, ChainID.second])
+        await store.receive(.received("first")) { $0.set(value: ["first"], forKey: .items) }
+        await store.receive(.received("second")) { $0.set(value: ["first", "second"], forKey: .items) }
+    }
+
+    @Test func cancellingAConcatenationByItsIDRemovesEveryPart() {
+        let store = makeStore()
+        store.send(.concatenate)
+        store.cancel(id: ChainID.chain)
+        #expect(store.queuedEffectIDs.isEmpty)
+    }
+
+    @Test func cancellingAPartOfAConcatenationKeepsTheOthers() async {
+        let store = makeStore()
+        store.send(.concatenate)
+        store.cancel(id: ChainID.second)
+        await store.receive(.received("first")) { $0.set(value: ["first"], forKey: .items) }
+    }
+
+    @Test func aNewConcatenationWithTheSameIDReplacesTheQueuedOne() async {
+        let store = makeStore()
+        store.send(.concatenate)
+        store.send(.concatenate)
+        #expect(store.queuedEffectIDs == [ChainID.first, ChainID.second])
+        store.cancel(id: ChainID.chain)
+    }
+
+    @Test func aMappedEffectKeepsItsPartsIDsAndDeliversMappedActions() async {
+        let store = makeStore()
+        store.send(.mapped)
+        #expect(store.queuedEffectIDs.count == 2)
+        #expect(store.queuedEffectIDs.first == AnyHashable(ChainID.first))
+        store.cancel(id: ChainID.first)
+        await store.receive(.received("now")) { $0.set(value: ["now"], forKey: .items) }
+    }
+}
