@@ -171,6 +171,7 @@ struct DocumentationCodeBlocks {
             DocumentationCodeBlocks.documents == [
                 "README.md",
                 "Sources/CacheStore/Documentation.docc/CacheStore.md",
+                "Sources/CacheStore/Documentation.docc/ComposingFeatures.md",
                 "Sources/CacheStore/Documentation.docc/DebugOutputAndValueComparison.md",
                 "Sources/CacheStore/Documentation.docc/EffectsAndCancellation.md",
                 "Sources/CacheStore/Documentation.docc/GettingStarted.md",
