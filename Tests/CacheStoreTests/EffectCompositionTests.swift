@@ -60,6 +60,18 @@ func receiving(_ name: String, id: AnyHashable, after gate: Gate? = nil) -> Acti
         #expect(await eventually { store.runningEffectIDs.isEmpty })
     }
 
+    @Test func aConcatenationsImmediateActionsAreHandledInTheirTurn() async {
+        let store = makeComposedStore {
+            .concatenate(
+                receiving("a", id: "a"), ActionEffect(.received("b")),
+                .concatenate(ActionEffect(.received("c")), receiving("d", id: "d")), ActionEffect(.received("e")))
+        }
+        store.handle(action: .go)
+        #expect(await eventually { store.get(.list, as: [String].self)?.count == 5 })
+        #expect(store.get(.list, as: [String].self) == ["a", "b", "c", "d", "e"])
+        #expect(await eventually { store.runningEffectIDs.isEmpty })
+    }
+
     @Test func cancellingAPartOfAConcatenationStartsTheNextPartOnceTheCancelledOneReturned() async {
         let store = makeComposedStore {
             .concatenate(

@@ -166,7 +166,13 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     func start(_ part: ActionEffect<Action>.Part, in group: EffectGroup?) {
         switch part {
         case .action(let action):
-            if group?.isCancelled != true { handle(action) }
+            guard let group else { return handle(action) }
+            // A step of a concatenation ends once its action is handled, on every isolation.
+            group.partStarted()
+            perform { [self] in
+                if !group.isCancelled { process(action) }
+                group.partEnded()
+            }
         case .cancel(let id):
             effects.cancel(id)
             effects.forgetThrottle(id)
