@@ -292,15 +292,8 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         effect.forEachPart { part in
             switch part {
             case .action(let action):
-                guard let pending = wait.take() else {
-                    return append(
-                        QueuedEffect(id: AnonymousEffectID(), groupIDs: groupIDs, origin: origin, delivering: action))
-                }
                 let action = UncheckedSendable(action)
-                append(
-                    QueuedEffect(id: AnonymousEffectID(), groupIDs: groupIDs, origin: origin) { _ in
-                        (try? await pending()) == nil ? nil : action.value
-                    })
+                enqueueTask(AnonymousEffectID()) { _ in action.value }
             case .cancel(let id):
                 cancel(id: id)
             case .single(let identity, let operation):
