@@ -51,25 +51,27 @@ extension ActionEffect {
     /// and a new effect with `id` replaces the whole concatenation (cancel in flight).
     ///
     /// - Parameters:
-    ///   - id: The concatenation's identity; by default a new anonymous id, so it replaces nothing.
+    ///   - id: The concatenation's identity; `nil` (the default) for a new anonymous id, so it replaces
+    ///     nothing.
     ///   - effects: The effects to run, in order; a `nil` is skipped.
     /// - Returns: The concatenated effect.
-    public static func concatenate(id: AnyHashable = AnonymousEffectID(), _ effects: ActionEffect?...) -> ActionEffect {
+    public static func concatenate(id: AnyHashable? = nil, _ effects: ActionEffect?...) -> ActionEffect {
         concatenate(id: id, effects.compactMap { $0 })
     }
 
     /// One effect that runs `effects` one after another; see
-    /// ``concatenate(id:_:)-(AnyHashable,ActionEffect?...)``.
+    /// ``concatenate(id:_:)-(AnyHashable?,ActionEffect?...)``.
     ///
     /// ```swift
     /// return .concatenate(id: CancelID.upload, files.map { file in ActionEffect { .uploaded(await dependency.upload(file)) } })
     /// ```
     ///
     /// - Parameters:
-    ///   - id: The concatenation's identity; by default a new anonymous id, so it replaces nothing.
+    ///   - id: The concatenation's identity; `nil` (the default) for a new anonymous id, so it replaces
+    ///     nothing.
     ///   - effects: The effects to run, in order.
     /// - Returns: The concatenated effect.
-    public static func concatenate(id: AnyHashable = AnonymousEffectID(), _ effects: [ActionEffect]) -> ActionEffect {
+    public static func concatenate(id: AnyHashable? = nil, _ effects: [ActionEffect]) -> ActionEffect {
         ActionEffect(id: id, operation: .concatenated(effects))
     }
 

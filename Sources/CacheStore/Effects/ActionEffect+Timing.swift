@@ -74,6 +74,6 @@ extension ActionEffect {
     /// An effect that waits until `deadline` on `clock` and produces no action.
     static func delay<C: Clock>(until deadline: C.Instant, on clock: C) -> ActionEffect {
         ActionEffect(
-            id: AnonymousEffectID(), operation: .delay { try await clock.sleep(until: deadline, tolerance: nil) })
+            id: nil, operation: .delay { try await clock.sleep(until: deadline, tolerance: nil) })
     }
 }

@@ -25,7 +25,7 @@
 /// first, and ``Store/cancel(id:)`` cancels one by id; a cancelled effect never delivers its action.
 ///
 /// Effects compose: ``merge(_:)-(ActionEffect?...)`` runs several at once,
-/// ``concatenate(id:_:)-(AnyHashable,ActionEffect?...)`` one after another, ``map(_:)`` turns a
+/// ``concatenate(id:_:)-(AnyHashable?,ActionEffect?...)`` one after another, ``map(_:)`` turns a
 /// feature's actions into the app's, and ``debounce(id:for:clock:)`` and
 /// ``throttle(id:for:clock:latest:)`` time them on any `Clock`. Every part of a composed effect keeps
 /// its own id, so cancelling by id reaches it wherever it is.
@@ -46,8 +46,8 @@
 ///
 /// - ``merge(_:)-(ActionEffect?...)``
 /// - ``merge(_:)-([ActionEffect])``
-/// - ``concatenate(id:_:)-(AnyHashable,ActionEffect?...)``
-/// - ``concatenate(id:_:)-(AnyHashable,[ActionEffect])``
+/// - ``concatenate(id:_:)-(AnyHashable?,ActionEffect?...)``
+/// - ``concatenate(id:_:)-(AnyHashable?,[ActionEffect])``
 /// - ``map(_:)``
 ///
 /// ### Timing
