@@ -14,11 +14,14 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
     ///   - currentValue: A key's value now, for keys only the expectation wrote.
     ///   - currentKeys: Every key that has a value now; read only when the expectation replaced the
     ///     whole state, which is then compared key by key.
+    ///   - onlyExpectedKeys: Compare only the keys the expectation wrote (or holds, when it replaced the
+    ///     state): the non-exhaustive check.
     static func find(
         expected: ExpectedState<Key>,
         actual changes: [StateChange<Key>],
         currentValue: (Key) -> Any?,
-        currentKeys: () -> Set<Key>
+        currentKeys: () -> Set<Key>,
+        onlyExpectedKeys: Bool = false
     ) -> [StateMismatch] {
         var changed: [Key: StateChange<Key>] = [:]
         for change in changes { changed[change.key] = change }
@@ -30,8 +33,11 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
         case .replaced(let values):
             (written, isReplacement) = (values.mapValues { $0 }, true)
         }
-        var keys = Set(changed.keys).union(written.keys)
-        if isReplacement { keys.formUnion(currentKeys()) }
+        var keys = Set(written.keys)
+        if !onlyExpectedKeys {
+            keys.formUnion(changed.keys)
+            if isReplacement { keys.formUnion(currentKeys()) }
+        }
         return keys.compactMap { key in
             let actual = changed[key].map(\.after) ?? currentValue(key)
             // Unwritten keys keep their value; after a replacement, they are gone.

@@ -22,6 +22,9 @@ extension TestStore {
     /// ``effectTimeout``, or when it produced a different action — then the action it did produce is
     /// handled, so the state moves on as it would in the app, and the state is not checked.
     ///
+    /// With ``exhaustivity`` off, it runs queued effects in order until one produces `action`, handling
+    /// the actions before it unchecked, and fails only when the queue runs out first.
+    ///
     /// - Parameters:
     ///   - action: The action the effect should produce.
     ///   - fileID: Where a failure is reported (defaults to the caller).
@@ -42,11 +45,14 @@ extension TestStore {
     ) async {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
         let expectation = EffectExpectation.receiving(action)
-        guard let effect = takeOldestEffect(for: expectation, blocking: false, at: location),
+        var skipped: [String] = []
+        // One effect when exhaustive; a non-exhaustive receive goes on until an effect produces `action`.
+        while let effect = takeOldestEffect(for: expectation, blocking: false, at: location, skipped: skipped),
             let produced = actions(
-                of: effect, await effect.start().actions(timeout: effectTimeout), for: expectation, at: location)
-        else { return }
-        finishReceiving(action, from: effect, produced: produced, at: location, expecting: expecting)
+                of: effect, await effect.start().actions(timeout: effectTimeout), for: expectation, at: location),
+            !finishReceiving(
+                action, from: effect, produced: produced, at: location, expecting: expecting, skipped: &skipped)
+        {}
     }
 
     /// The synchronous form of ``receive(_:fileID:file:line:column:expecting:)-709tl``, for
@@ -79,26 +85,40 @@ extension TestStore {
     ) {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
         let expectation = EffectExpectation.receiving(action)
-        guard let effect = takeOldestEffect(for: expectation, blocking: true, at: location),
+        var skipped: [String] = []
+        // One effect when exhaustive; a non-exhaustive receive goes on until an effect produces `action`.
+        while let effect = takeOldestEffect(for: expectation, blocking: true, at: location, skipped: skipped),
             let produced = actions(
                 of: effect, effect.start(onOwnThread: true).actionsBlocking(timeout: effectTimeout),
-                for: expectation, at: location)
-        else { return }
-        finishReceiving(action, from: effect, produced: produced, at: location, expecting: expecting)
+                for: expectation, at: location),
+            !finishReceiving(
+                action, from: effect, produced: produced, at: location, expecting: expecting, skipped: &skipped)
+        {}
     }
 
     /// Checks what the effect produced against `expected`, then handles it.
     ///
-    /// - Parameter produced: The effect's actions in order.
+    /// - Parameters:
+    ///   - produced: The effect's actions in order.
+    ///   - skipped: What a non-exhaustive `receive` skipped so far; this adds what it skips.
+    /// - Returns: Whether the `receive` is done: `false` when a non-exhaustive one skipped this effect's
+    ///   action (or lack of one) and goes on to the next.
     private func finishReceiving(
         _ expected: Action,
         from effect: QueuedEffect<Action>,
         produced: [Action],
         at location: FailureLocation,
-        expecting: (inout CacheStore<Key>) throws -> Void
-    ) {
+        expecting: (inout CacheStore<Key>) throws -> Void,
+        skipped: inout [String]
+    ) -> Bool {
         let id = ValueDump.inline(effect.id.base)
+        let exhaustivity = self.exhaustivity
         guard let received = produced.first else {
+            guard exhaustivity == .on else {
+                skipped.append("the effect \(id), without an action")
+                if exhaustivity.showsSkippedAssertions { logSkippedEffectWithoutAction(effect, at: location) }
+                return false
+            }
             TestStoreFailure.report(
                 """
                 Expected to receive \(ValueDump.inline(expected)), but the effect \(id) finished without \
@@ -106,23 +126,36 @@ extension TestStore {
                 Make the effect return the action, or remove this receive.
                 """,
                 at: location)
-            return
+            return true
         }
         requeueRest(of: produced, from: effect)
         guard isStructurallyEqual(received, expected) else {
-            // At most 64 KB, like every report, however large the actions.
-            let maxLength = StateChangeReport.defaultMaxLength
-            var limits = DumpNode.Limits.standard
-            limits.maxCharacters = maxLength / 2
-            let fix = "Fix the action passed to receive(_:), or the effect if it sends the wrong action."
-            let body = StateChangeReport.cut(
-                ["Received an unexpected action from the effect \(id) (− expected, + received):"]
-                    + ValueDiff(from: expected, to: received, limits: limits).markedLines(),
-                toBytes: maxLength - fix.utf8.count - 1)
-            TestStoreFailure.report(body + "\n" + fix, at: location)
+            if exhaustivity == .on {
+                reportUnexpected(received, insteadOf: expected, fromEffect: id, at: location)
+            } else {
+                skipped.append(ValueDump.inline(received))
+                if exhaustivity.showsSkippedAssertions { logSkippedReceive(of: received, from: effect, at: location) }
+            }
             handleUnchecked(received, at: location)
-            return
+            return exhaustivity == .on
         }
         handle(received, at: location, expecting: expecting)
+        return true
+    }
+
+    /// Reports that an effect produced `received` instead of `expected`: at most 64 KB, like every
+    /// report, however large the actions.
+    private func reportUnexpected(
+        _ received: Action, insteadOf expected: Action, fromEffect id: String, at location: FailureLocation
+    ) {
+        let maxLength = StateChangeReport.defaultMaxLength
+        var limits = DumpNode.Limits.standard
+        limits.maxCharacters = maxLength / 2
+        let fix = "Fix the action passed to receive(_:), or the effect if it sends the wrong action."
+        let body = StateChangeReport.cut(
+            ["Received an unexpected action from the effect \(id) (− expected, + received):"]
+                + ValueDiff(from: expected, to: received, limits: limits).markedLines(),
+            toBytes: maxLength - fix.utf8.count - 1)
+        TestStoreFailure.report(body + "\n" + fix, at: location)
     }
 }

@@ -18,8 +18,11 @@ struct EffectExpectation {
 extension TestStore {
     /// Takes the oldest queued effect to run it; reports a failure and returns `nil` when none is queued,
     /// or when a blocking call runs inside a task where effects cannot get a thread of their own.
+    ///
+    /// - Parameter skipped: What a non-exhaustive `receive` skipped before, for the message when the
+    ///   queue runs out.
     func takeOldestEffect(
-        for expectation: EffectExpectation, blocking: Bool, at location: FailureLocation
+        for expectation: EffectExpectation, blocking: Bool, at location: FailureLocation, skipped: [String] = []
     ) -> QueuedEffect<Action>? {
         if blocking, !QueuedEffect<Action>.canRunOnOwnThread, isInsideTask {
             TestStoreFailure.report(
@@ -32,6 +35,16 @@ extension TestStore {
             return nil
         }
         if let effect = dequeue() { return effect }
+        guard skipped.isEmpty else {
+            TestStoreFailure.report(
+                """
+                \(expectation.summary), but no queued effect produced it. Skipped on the way: \
+                \(skipped.joined(separator: ", ")).
+                Send the action that starts the effect first, or fix the action passed to \(expectation.call).
+                """,
+                at: location)
+            return nil
+        }
         TestStoreFailure.report(
             """
             \(expectation.summary), but no effect is queued.

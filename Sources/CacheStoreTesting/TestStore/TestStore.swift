@@ -51,6 +51,11 @@ import Foundation
 /// - ``runEffectExpectingNoAction(fileID:file:line:column:)-873mk``
 /// - ``runEffectExpectingNoAction(fileID:file:line:column:)-2ce5m``
 ///
+/// ### Checking only what the test asserts
+///
+/// - ``exhaustivity``
+/// - ``skippedAssertionsOutput``
+///
 /// ### Queued effects
 ///
 /// - ``queuedEffectIDs``
@@ -72,12 +77,13 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// How long ``receive(_:fileID:file:line:column:expecting:)-709tl`` waits for an effect to
     /// finish before it fails. Ten seconds by default.
     public var effectTimeout: Duration {
-        get { timeout.withValue { $0 } }
-        set { timeout.withValue { $0 = newValue } }
+        get { settings.withValue { $0.effectTimeout } }
+        set { settings.withValue { $0.effectTimeout = newValue } }
     }
 
     private let queue = LockedValue<[QueuedEffect<Action>]>([])
-    private let timeout = LockedValue<Duration>(.seconds(10))
+    /// What the test can change: see ``effectTimeout``, ``exhaustivity`` and ``skippedAssertionsOutput``.
+    let settings = LockedValue(TestStoreSettings())
     /// When each throttled effect may start, as a store keeps it.
     private let throttles = ThrottleSchedule()
 
@@ -197,6 +203,8 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// ```
     ///
     /// The test store does this itself when it is released; call it to check at a point of your choice.
+    /// With ``exhaustivity`` off, the effects are removed without a failure (and logged when it shows
+    /// skipped assertions).
     ///
     /// - Parameters:
     ///   - fileID: Unused: leftover effects are reported where they started. Kept for source compatibility.
@@ -248,12 +256,17 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
             return
         }
         let (changes, effect) = store.handleWithoutEffects(action)
+        let exhaustivity = self.exhaustivity
         let mismatches = StateMismatch.find(
             expected: expected, actual: changes,
             currentValue: store.currentValue,
-            currentKeys: { Set(store.allValues.keys) })
+            currentKeys: { Set(store.allValues.keys) },
+            onlyExpectedKeys: exhaustivity != .on)
         if !mismatches.isEmpty {
             TestStoreFailure.report(StateMismatch.message(after: action, mismatches), at: location)
+        }
+        if exhaustivity.showsSkippedAssertions {
+            logSkippedChanges(changes, notIn: expected, after: action, at: location)
         }
         if let effect { enqueue(effect, origin: QueuedEffect.Origin(action: action, location: location)) }
     }
@@ -342,9 +355,14 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
             defer { queued = [] }
             return queued
         }
+        let exhaustivity = self.exhaustivity
         var reported: [QueuedEffect<Action>] = []
         for effect in pending where !reported.contains(where: { $0.isSameEffect(as: effect) }) {
             reported.append(effect)
+            guard exhaustivity == .on else {
+                if exhaustivity.showsSkippedAssertions { logSkippedLeftover(effect) }
+                continue
+            }
             TestStoreFailure.report(
                 """
                 Expected no queued effects when the test store ended, but the effect \

@@ -1,0 +1,48 @@
+/// How much a ``TestStore`` insists on: everything (the default), or only what the test asserts.
+///
+/// ```swift
+/// let store = TestStore(initialValues: [:], actionHandler: appHandler, dependency: .mock)
+/// store.exhaustivity = .off
+///
+/// store.send(.login(password: "secret")) { state in
+///     state.set(value: true, forKey: .isLoggingIn)  // other keys it changed are not checked
+/// }
+/// await store.receive(.loggedIn(user)) { state in  // skips actions received before it
+///     state.set(value: user, forKey: .user)
+/// }
+/// // effects still queued are no failure
+/// ```
+///
+/// ## Topics
+///
+/// ### Modes
+///
+/// - ``on``
+/// - ``off``
+/// - ``off(showSkippedAssertions:)``
+public enum Exhaustivity: Sendable, Equatable {
+    /// Every key's change is checked, every effect's action must be received in order, and an effect
+    /// left queued when the test store ends is a failure.
+    case on
+
+    /// Only what the test asserts is checked:
+    ///
+    /// - `send` and `receive` compare only the keys their expectation closure writes (or, when it
+    ///   assigns a whole cache, the keys that cache holds); other changes pass.
+    /// - `receive` runs queued effects in order until one produces the action it names; the actions
+    ///   before it are handled unchecked, as the app would handle them. It fails when the queue runs out
+    ///   first.
+    /// - Effects still queued when the test store ends are dropped, not reported.
+    ///
+    /// - Parameter showSkippedAssertions: Whether to log what was not checked (keys changed beyond
+    ///   the expectation, actions skipped, effects left queued) to ``TestStore/skippedAssertionsOutput``.
+    case off(showSkippedAssertions: Bool)
+
+    /// Non-exhaustive, without listing what was skipped: ``off(showSkippedAssertions:)`` with `false`.
+    public static let off = Exhaustivity.off(showSkippedAssertions: false)
+
+    /// Whether the test store logs what it did not check.
+    var showsSkippedAssertions: Bool {
+        if case .off(showSkippedAssertions: true) = self { true } else { false }
+    }
+}
