@@ -149,6 +149,18 @@ import Testing
             ])
     }
 
+    @Test func theExpectationAfterAReplacingOneStartsFromTheStore() async {
+        let failures = await captureFailures {
+            let store = makeLoadStore(initialValues: [.page: 1, .error: "old"])
+            store.send(.nextPage) { state in
+                state = CacheStore(initialValues: [.page: 2, .error: "old"])
+            }
+            store.store.handle(action: .stopLoading)  // a change the replacing cache never saw
+            store.send(.nextPage) { $0.set(value: 3, forKey: .page) }
+        }
+        #expect(failures.isEmpty)
+    }
+
     @Test func theEffectIsQueuedNotRun() async {
         let failures = await captureFailures {
             let store = makeLoadStore(LoadDependency(fetch: { fatalError("must not run") }, pageSize: { 0 }))

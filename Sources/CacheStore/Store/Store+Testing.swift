@@ -1,9 +1,62 @@
 /// What an expectation closure would do to a store's state, recorded without applying it.
+@usableFromInline
 package enum ExpectedState<Key: Hashable & SendableMetatype> {
-    /// The closure wrote these keys (`nil`: removed).
-    case writes([Key: Any?])
+    /// The closure wrote `keys`, each once, in the order first written, with `values` (`nil`: removed).
+    case writes(keys: [Key], values: [Any?])
     /// The closure assigned a whole new cache holding these values.
     case replaced([Key: Any])
+}
+
+/// It holds values of any type.
+@available(*, unavailable)
+extension ExpectedState: Sendable {}
+
+/// Runs a `TestStore`'s expectation closures, each against a transaction over the state whose writes
+/// are then thrown away. One transaction, and its storage, serves every expectation while nothing else
+/// holds it, as one serves every action of a store (see ``StoreEngine/apply(_:recordingChanges:)``).
+///
+/// Used only in its store's turn, which guards it.
+@usableFromInline
+package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unchecked Sendable {
+    @exclusivity(unchecked) @usableFromInline var spare: (state: CacheStore<Key>, transaction: TransactionCore<Key>)?
+
+    package init() {}
+
+    /// Runs `body` against the state `state` holds, and hands what it would write to `use`.
+    ///
+    /// - Returns: What `use` returns.
+    @inlinable
+    func withExpectation<Result>(
+        over state: CacheStore<Key>,
+        _ body: (inout CacheStore<Key>) throws -> Void,
+        _ use: (Swift.Result<ExpectedState<Key>, any Error>) -> Result
+    ) -> Result {
+        var (expectation, transaction) =
+            spare.take()
+            ?? {
+                let transaction = TransactionCore(base: state.core, baseAccess: state.access)
+                return (CacheStore(core: transaction), transaction)
+            }()
+        transaction.reopen()
+        let expected = Swift.Result {
+            try body(&expectation)
+            guard expectation.core === transaction else { return ExpectedState.replaced(expectation.allValues) }
+            return .writes(keys: transaction.writtenKeys, values: transaction.writtenValues)
+        }
+        let result = use(consume expected)
+        // The writes go, their storage stays for the next expectation.
+        transaction.isCommitted = true
+        while transaction.writtenValues.popLast() != nil {}
+        while transaction.writtenKeys.popLast() != nil {}
+        if !transaction.index.isEmpty { transaction.index.removeAll(keepingCapacity: true) }
+        // Kept unless the closure replaced its state, or something may still hold it (see `apply`).
+        if expectation.core === transaction, isKnownUniquelyReferenced(&expectation),
+            !hasWeakOrUnownedReferences(expectation), !transaction.isScoped
+        {
+            spare = (consume expectation, transaction)
+        }
+        return result
+    }
 }
 
 extension Store {
@@ -12,23 +65,56 @@ extension Store {
     /// For `TestStore`, which queues effects to run one by one. Actions are not forwarded to a parent.
     package func handleWithoutEffects(_ action: Action) -> (changes: [StateChange<Key>], effect: ActionEffect<Action>?)
     {
-        let result = engine.queue.performAndWait { [engine] in
-            UncheckedSendable(engine.apply(action, recordingChanges: true))
-        }
-        return result.value
+        inTurn { engine.apply(action, recordingChanges: true) }
     }
 
-    /// What `body` would write to the state, without writing it: it runs against a transaction that
-    /// is then thrown away.
-    package func expectedState(_ body: (inout CacheStore<Key>) throws -> Void) rethrows -> ExpectedState<Key> {
-        let transaction = TransactionCore(base: cacheStore.core, baseAccess: cacheStore.access)
-        var state = CacheStore(core: transaction)
-        try body(&state)
-        if state.core !== transaction { return .replaced(state.allValues) }
-        return .writes(transaction.pendingWrites())
+    /// Records what `expectation` would write to the state, handles `action` as
+    /// ``handleWithoutEffects(_:)`` does, and hands both to `check`: all in one turn, so no other action
+    /// comes between.
+    ///
+    /// Inlinable, with what it calls, so that a `TestStore.send` specializes for its key and action types.
+    ///
+    /// - Parameters:
+    ///   - check: Compares the expectation's writes (or what it threw) with each key the action wrote,
+    ///     with its value before and after. It runs in the turn: it must not call into the store.
+    /// - Returns: What `check` returned, and the action's effect, not started.
+    @inlinable
+    package func handleWithoutEffects<Checked>(
+        _ action: Action,
+        expecting expectation: (inout CacheStore<Key>) throws -> Void,
+        recorder: ExpectationRecorder<Key>,
+        check: (Result<ExpectedState<Key>, any Error>, [StateChange<Key>]) -> Checked
+    ) -> (checked: Checked, effect: ActionEffect<Action>?) {
+        inTurn {
+            recorder.withExpectation(over: cacheStore, expectation) { expected in
+                let (changes, effect) = engine.apply(action, recordingChanges: true)
+                return (check(expected, changes), effect)
+            }
+        }
+    }
+
+    /// Runs `body` in the store tree's turn: at once when no thread is handling the tree, else after
+    /// the actions before it.
+    @inlinable
+    func inTurn<Result>(_ body: () -> Result) -> Result {
+        if engine.queue.beginTurn() {
+            defer { engine.queue.endTurn() }
+            return body()
+        }
+        return afterTurn(body)
+    }
+
+    /// Runs `body` in the turn after the actions before it: the path of ``inTurn(_:)`` when the tree
+    /// is busy, or when this thread is handling it already (then at once).
+    @usableFromInline
+    func afterTurn<Result>(_ body: () -> Result) -> Result {
+        withoutActuallyEscaping(body) { body in
+            engine.queue.performAndWait { UncheckedSendable(body()) }.value
+        }
     }
 
     /// The value of `key` now, without recording an observation access.
+    @inlinable
     package func currentValue(_ key: Key) -> Any? {
         cacheStore.access.read(key, false)
     }

@@ -1,14 +1,16 @@
 import Foundation
 
 /// A value shared between threads, read and changed under a lock.
+@usableFromInline
 final class LockedValue<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: Value
+    @usableFromInline let lock = NSLock()
+    @usableFromInline var value: Value
 
     init(_ value: Value) {
         self.value = value
     }
 
+    @inlinable
     func withValue<Result>(_ body: (inout Value) -> Result) -> Result {
         lock.withLock { body(&value) }
     }

@@ -1,13 +1,14 @@
 /// Where in a test a failure belongs: the call site of the assertion that found it.
+@usableFromInline
 struct FailureLocation: Sendable {
     /// The file as `#fileID` gives it: `Module/File.swift`.
-    let fileID: StaticString
+    @usableFromInline let fileID: StaticString
     /// The file as `#filePath` gives it.
-    let filePath: StaticString
+    @usableFromInline let filePath: StaticString
     /// The line.
-    let line: UInt
+    @usableFromInline let line: UInt
     /// The column.
-    let column: UInt
+    @usableFromInline let column: UInt
 
     /// Creates a location; the defaults capture the caller's.
     ///
@@ -16,6 +17,7 @@ struct FailureLocation: Sendable {
     ///   - filePath: The file as `#filePath` gives it.
     ///   - line: The line.
     ///   - column: The column.
+    @inlinable
     init(
         fileID: StaticString = #fileID,
         filePath: StaticString = #filePath,

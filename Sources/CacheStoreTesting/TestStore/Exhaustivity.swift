@@ -42,6 +42,7 @@ public enum Exhaustivity: Sendable, Equatable {
     public static let off = Exhaustivity.off(showSkippedAssertions: false)
 
     /// Whether the test store logs what it did not check.
+    @inlinable
     var showsSkippedAssertions: Bool {
         if case .off(showSkippedAssertions: true) = self { true } else { false }
     }

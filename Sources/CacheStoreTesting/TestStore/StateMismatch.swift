@@ -1,14 +1,23 @@
 import CacheStore
 
 /// A key whose value after an action differs from the value the test expected.
+@usableFromInline
 struct StateMismatch<Key: Hashable & SendableMetatype> {
-    let key: Key
-    let expected: Any?
-    let actual: Any?
+    @usableFromInline let key: Key
+    @usableFromInline let expected: Any?
+    @usableFromInline let actual: Any?
 
-    /// The keys where `actual` (what the action changed) differs from `expected`.
+    @inlinable
+    init(key: Key, expected: Any?, actual: Any?) {
+        self.key = key
+        self.expected = expected
+        self.actual = actual
+    }
+
+    /// The keys where `actual` (what the action changed) differs from `expected`, sorted by key.
     ///
     /// Costs O(keys written by either side): a key neither wrote is unchanged and equal by construction.
+    /// Inlinable, so that it specializes for the key type with `TestStore.send`.
     ///
     /// - Parameters:
     ///   - currentValue: A key's value now, for keys only the expectation wrote.
@@ -16,6 +25,7 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
     ///     whole state, which is then compared key by key.
     ///   - onlyExpectedKeys: Compare only the keys the expectation wrote (or holds, when it replaced the
     ///     state): the non-exhaustive check.
+    @inlinable
     static func find(
         expected: ExpectedState<Key>,
         actual changes: [StateChange<Key>],
@@ -23,34 +33,64 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
         currentKeys: () -> Set<Key>,
         onlyExpectedKeys: Bool = false
     ) -> [StateMismatch] {
-        var changed: [Key: StateChange<Key>] = [:]
-        for change in changes { changed[change.key] = change }
-        let written: [Key: Any?]
-        let isReplacement: Bool
         switch expected {
-        case .writes(let writes):
-            (written, isReplacement) = (writes, false)
-        case .replaced(let values):
-            (written, isReplacement) = (values.mapValues { $0 }, true)
-        }
-        var keys = Set(written.keys)
-        if !onlyExpectedKeys {
-            keys.formUnion(changed.keys)
-            if isReplacement { keys.formUnion(currentKeys()) }
-        }
-        return keys.compactMap { key in
-            let actual = changed[key].map(\.after) ?? currentValue(key)
-            // Unwritten keys keep their value; after a replacement, they are gone.
-            let expectedValue: Any? =
-                if let value = written[key] { value } else if isReplacement { nil } else {
-                    changed[key].map(\.before) ?? actual
+        case .writes(let keys, let values):
+            // A linear search among up to 16 keys beats hashing; past that, dictionaries.
+            let changeIndex =
+                changes.count > 16
+                ? Dictionary(zip(changes.map { $0.key }, changes.indices), uniquingKeysWith: { $1 }) : nil
+            var mismatches: [StateMismatch] = []
+            for position in keys.indices {
+                let key = keys[position]
+                let changed = changeIndex.map { $0[key] } ?? changes.lastIndex { $0.key == key }
+                let actual = changed.map { changes[$0].after } ?? currentValue(key)
+                if !isEqual(values[position], actual) {
+                    mismatches.append(StateMismatch(key: key, expected: values[position], actual: actual))
                 }
-            return isEqual(expectedValue, actual)
-                ? nil : StateMismatch(key: key, expected: expectedValue, actual: actual)
+            }
+            if !onlyExpectedKeys {
+                // A write the expectation did not make must leave its key as it was.
+                let expectedKeys = keys.count > 16 ? Set(keys) : nil
+                for change in changes where !(expectedKeys?.contains(change.key) ?? keys.contains(change.key)) {
+                    if !isEqual(change.before, change.after) {
+                        mismatches.append(StateMismatch(key: change.key, expected: change.before, actual: change.after))
+                    }
+                }
+            }
+            return mismatches.count > 1 ? mismatches.sorted { $0.keyText < $1.keyText } : mismatches
+        case .replaced(let values):
+            return findAfterReplacement(
+                by: values, actual: changes, currentValue: currentValue, currentKeys: currentKeys,
+                onlyExpectedKeys: onlyExpectedKeys)
         }
-        .sorted { $0.keyText < $1.keyText }
     }
 
+    /// ``find(expected:actual:currentValue:currentKeys:onlyExpectedKeys:)`` for an expectation that
+    /// assigned a whole new cache: every key is compared, and one it lacks must be gone.
+    @usableFromInline
+    static func findAfterReplacement(
+        by values: [Key: Any],
+        actual changes: [StateChange<Key>],
+        currentValue: (Key) -> Any?,
+        currentKeys: () -> Set<Key>,
+        onlyExpectedKeys: Bool
+    ) -> [StateMismatch] {
+        var changed: [Key: StateChange<Key>] = [:]
+        for change in changes { changed[change.key] = change }
+        var keys = Set(values.keys)
+        if !onlyExpectedKeys { keys = keys.union(changed.keys).union(currentKeys()) }
+        var mismatches: [StateMismatch] = []
+        for key in keys {
+            let actual: Any? = if let change = changed[key] { change.after } else { currentValue(key) }
+            let expected = values[key]
+            if !isEqual(expected, actual) {
+                mismatches.append(StateMismatch(key: key, expected: expected, actual: actual))
+            }
+        }
+        return mismatches.sorted { $0.keyText < $1.keyText }
+    }
+
+    @usableFromInline
     var keyText: String { ValueDump.inline(key) }
 
     /// The key, then the diff of the two values (see ``ValueDiff``): `−` expected, `+` actual.
@@ -60,10 +100,16 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
         ["  \(keyText)"] + ValueDiff(from: expected, to: actual, limits: limits).markedLines(indent: "  ")
     }
 
-    private static func isEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
+    /// Whether the two values are equal as the debug log compares them.
+    @usableFromInline
+    static func isEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
         firstDifference(lhs, rhs) == nil
     }
 }
+
+/// It holds values of any type.
+@available(*, unavailable)
+extension StateMismatch: Sendable {}
 
 extension StateMismatch {
     /// The failure message for `mismatches` after `action`, at most about `maxLength` bytes (64 KB by

@@ -83,7 +83,9 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
 
     private let queue = LockedValue<[QueuedEffect<Action>]>([])
     /// What the test can change: see ``effectTimeout``, ``exhaustivity`` and ``skippedAssertionsOutput``.
-    let settings = LockedValue(TestStoreSettings())
+    @usableFromInline let settings = LockedValue(TestStoreSettings())
+    /// Runs the expectation closures, reusing one transaction.
+    @usableFromInline let expectationRecorder = ExpectationRecorder<Key>()
     /// When each throttled effect may start, as a store keeps it.
     private let throttles = ThrottleSchedule()
 
@@ -161,6 +163,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     ///   - line: Where a failure is reported (defaults to the caller).
     ///   - column: Where a failure is reported (defaults to the caller).
     ///   - expecting: Applies the changes the action should make to the state before it.
+    @inlinable
     public func send(
         _ action: Action,
         fileID: StaticString = #fileID,
@@ -239,36 +242,44 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// Handles `action` on the store without checking the state, and queues the effect as started at
     /// `location`.
     func handleUnchecked(_ action: Action, at location: FailureLocation) {
-        if let effect = store.handleWithoutEffects(action).effect {
-            enqueue(effect, origin: QueuedEffect.Origin(action: action, location: location))
-        }
+        if let effect = store.handleWithoutEffects(action).effect { enqueue(effect, startedBy: action, at: location) }
     }
 
     /// Handles `action` on the store, checks the state against `expecting`, and queues the effect.
+    ///
+    /// Inlinable, with what it calls on the way that passes, so that it specializes for the test's key
+    /// and action types; failures take the out-of-line paths.
+    @inlinable
     func handle(_ action: Action, at location: FailureLocation, expecting: (inout CacheStore<Key>) throws -> Void) {
-        let expected: ExpectedState<Key>
-        do {
-            expected = try store.expectedState(expecting)
-        } catch {
-            handleUnchecked(action, at: location)
+        let exhaustivity = settings.withValue { $0.exhaustivity }
+        let (check, effect) = store.handleWithoutEffects(
+            action, expecting: expecting, recorder: expectationRecorder
+        ) { expected, changes in
+            StateCheck(
+                expected, changes, currentValue: store.currentValue, currentKeys: { Set(store.allValues.keys) },
+                exhaustivity: exhaustivity)
+        }
+        if !check.passed { report(check, after: action, at: location) }
+        if let effect { enqueue(effect, startedBy: action, at: location) }
+    }
+
+    /// Reports what `check` found wrong, and logs what it skipped.
+    @usableFromInline
+    func report(_ check: StateCheck<Key>, after action: Action, at location: FailureLocation) {
+        if let error = check.thrown {
             TestStoreFailure.report(
                 "The expectation for \(ValueDump.inline(action)) threw \(ValueDump.inline(error)).", at: location)
-            return
         }
-        let (changes, effect) = store.handleWithoutEffects(action)
-        let exhaustivity = self.exhaustivity
-        let mismatches = StateMismatch.find(
-            expected: expected, actual: changes,
-            currentValue: store.currentValue,
-            currentKeys: { Set(store.allValues.keys) },
-            onlyExpectedKeys: exhaustivity != .on)
-        if !mismatches.isEmpty {
-            TestStoreFailure.report(StateMismatch.message(after: action, mismatches), at: location)
+        if !check.mismatches.isEmpty {
+            TestStoreFailure.report(StateMismatch.message(after: action, check.mismatches), at: location)
         }
-        if exhaustivity.showsSkippedAssertions {
-            logSkippedChanges(changes, notIn: expected, after: action, at: location)
-        }
-        if let effect { enqueue(effect, origin: QueuedEffect.Origin(action: action, location: location)) }
+        if !check.skipped.isEmpty { logSkippedChanges(check.skipped, after: action, at: location) }
+    }
+
+    /// Queues `effect` as started by `action` at `location`.
+    @usableFromInline
+    func enqueue(_ effect: ActionEffect<Action>, startedBy action: Action, at location: FailureLocation) {
+        enqueue(effect, origin: QueuedEffect.Origin(action: action, location: location))
     }
 
     /// Queues each part of `effect` last, replacing a queued effect with the same id as a running store

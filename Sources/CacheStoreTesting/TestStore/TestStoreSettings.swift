@@ -1,6 +1,7 @@
 /// What a test can change on a ``TestStore``, read and changed under its lock.
-struct TestStoreSettings {
+@usableFromInline
+struct TestStoreSettings: Sendable {
     var effectTimeout: Duration = .seconds(10)
-    var exhaustivity: Exhaustivity = .on
+    @usableFromInline var exhaustivity: Exhaustivity = .on
     var skippedAssertionsOutput: @Sendable (String) -> Void = { print($0) }
 }
