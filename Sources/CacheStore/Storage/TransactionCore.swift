@@ -106,11 +106,6 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
         isScoped = true
     }
 
-    /// The writes recorded so far, without applying them: what an expectation closure would change.
-    package func pendingWrites() -> [Key: Any?] {
-        Dictionary(zip(writtenKeys, writtenValues), uniquingKeysWith: { _, last in last })
-    }
-
     /// Applies every write to the base, atomically, and closes the transaction.
     ///
     /// The values the writes replaced are released here, after the base released its lock.
@@ -122,13 +117,15 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
         isCommitted = true
         guard !writtenKeys.isEmpty else { return [] }
         if !index.isEmpty { index.removeAll(keepingCapacity: true) }
-        let after = recordingChanges ? writtenValues : []
-        baseAccess.writeAll(writtenKeys, &writtenValues)
-        let changes =
+        // The changes take the written values first, so that `writtenValues` stays unshared and
+        // `writeAll` swaps the replaced values into it without copying it.
+        var changes =
             recordingChanges
             ? writtenKeys.indices.map { index in
-                StateChange(key: writtenKeys[index], before: writtenValues[index], after: after[index])
+                StateChange(key: writtenKeys[index], before: nil, after: writtenValues[index])
             } : []
+        baseAccess.writeAll(writtenKeys, &writtenValues)
+        for index in changes.indices { swap(&changes[index].before, &writtenValues[index]) }
         // Popping moves each replaced value out and keeps the arrays' storage for the next action.
         while writtenValues.popLast() != nil {}
         while writtenKeys.popLast() != nil {}
@@ -156,7 +153,7 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
 @usableFromInline
 package struct StateChange<Key: Hashable>: @unchecked Sendable {
     @usableFromInline package let key: Key
-    @usableFromInline package let before: Any?
+    @usableFromInline package var before: Any?
     @usableFromInline package let after: Any?
 
     @inlinable
