@@ -59,6 +59,9 @@ struct Targets {
             "lifted-handle ≤ 1.5× store-handle",
             [1_000, 100_000].map { ($0.formatted(), ratio("lifted-handle", $0, to: "store-handle")) }, limit: 1.5)
         check(
+            "teststore-send ≤ 3× store-handle",
+            [10, 1_000, 10_000].map { ($0.formatted(), ratio("teststore-send", $0, to: "store-handle")) }, limit: 3)
+        check(
             "teststore-send at 10,000 keys ≤ 20 µs", [("", figure("teststore-send", 10_000).map { $0 / 1_000 })],
             limit: 20, unit: " µs")
         for (size, limit) in [(4_000, 20.0), (100_000, 500.0)] {
