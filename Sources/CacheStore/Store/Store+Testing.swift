@@ -62,10 +62,14 @@ package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unch
 extension Store {
     /// Handles `action` now, as ``handle(action:)`` does, but returns its effect instead of running it.
     ///
-    /// For `TestStore`, which queues effects to run one by one. Actions are not forwarded to a parent.
+    /// For `TestStore`, which queues effects to run one by one. A scoped store forwards the action to
+    /// its parent as ``handle(action:)`` does (see ``forwardToParent(_:after:)``).
     package func handleWithoutEffects(_ action: Action) -> (changes: [StateChange<Key>], effect: ActionEffect<Action>?)
     {
-        inTurn { engine.apply(action, recordingChanges: true) }
+        inTurn {
+            let (changes, effect) = engine.apply(action, recordingChanges: true)
+            return (forwardToParent(action, after: changes), effect)
+        }
     }
 
     /// Records what `expectation` would write to the state, handles `action` as
@@ -87,10 +91,39 @@ extension Store {
     ) -> (checked: Checked, effect: ActionEffect<Action>?) {
         inTurn {
             recorder.withExpectation(over: cacheStore, expectation) { expected in
-                let (changes, effect) = engine.apply(action, recordingChanges: true)
+                var (changes, effect) = engine.apply(action, recordingChanges: true)
+                if engine.forwardToParent != nil { changes = forwardToParent(action, after: changes) }
                 return (check(expected, changes), effect)
             }
         }
+    }
+
+    /// For a scoped store, hands `action` to the parent store as ``handle(action:)`` does (its
+    /// `actionTransformation` decides the parent's action, if any, and the parent handles it and starts
+    /// its effects), and adds what that changed in this store's keys to `changes`, the changes of this
+    /// store's own handler. In the turn.
+    ///
+    /// The parent's writes are found by comparing this store's values before and after: O(keys this
+    /// store sees), for scoped stores only.
+    ///
+    /// - Returns: Each key either handler changed, with its value before the action and after both.
+    @usableFromInline
+    func forwardToParent(_ action: Action, after changes: [StateChange<Key>]) -> [StateChange<Key>] {
+        guard let forward = engine.forwardToParent else { return changes }
+        let before = cacheStore.core.allValues(observing: false)
+        forward(action)
+        let after = cacheStore.core.allValues(observing: false)
+        var merged = changes
+        var positions = Dictionary(changes.indices.map { (changes[$0].key, $0) }, uniquingKeysWith: { $1 })
+        for key in Set(before.keys).union(after.keys) where firstDifference(before[key], after[key]) != nil {
+            if let position = positions[key] {
+                merged[position] = StateChange(key: key, before: merged[position].before, after: after[key])
+            } else {
+                positions[key] = merged.count
+                merged.append(StateChange(key: key, before: before[key], after: after[key]))
+            }
+        }
+        return merged
     }
 
     /// Runs `body` in the store tree's turn: at once when no thread is handling the tree, else after

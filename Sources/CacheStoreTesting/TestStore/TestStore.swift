@@ -116,8 +116,22 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
 
     /// Creates a test store around an existing store, scoped stores included.
     ///
-    /// Effects the store is running already are not queued. Actions a scoped store would forward to
-    /// its parent are not sent there.
+    /// Effects the store is running already are not queued.
+    ///
+    /// Over a scoped store, each action goes on to the parent as in the app: the scope's
+    /// `actionTransformation` picks the parent's action, the parent's handler handles it, and what it
+    /// writes to the scope's keys is part of the state the test checks. The parent's effects run in the
+    /// parent store, not in this test store's queue; to receive them too, test the app store with one
+    /// handler built from the features' handlers.
+    ///
+    /// ```swift
+    /// let cart = TestStore(store: shop.scope(keys: [.cart, .total], actionHandler: cartHandler,
+    ///     dependencyTransformation: { _ in }, actionTransformation: { _ in .recalculate }))
+    /// cart.send(.add("Tea")) { state in
+    ///     state.set(value: ["Tea"], forKey: .cart)
+    ///     state.set(value: 5, forKey: .total)  // the shop's reaction
+    /// }
+    /// ```
     ///
     /// - Parameters:
     ///   - store: The store to test.
