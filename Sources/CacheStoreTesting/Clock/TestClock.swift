@@ -160,6 +160,27 @@ public final class TestClock: Clock, Sendable {
         }
     }
 
+    /// How many times a task fell asleep on the clock so far.
+    var sleepsBegun: Int {
+        state.withValue { $0.sleepsBegun }
+    }
+
+    /// Waits until a task falls asleep on the clock for the time past `count` sleeps, or `hasEnded`
+    /// says the work that should sleep ended, or `timeout` passes: first by yielding, then checking
+    /// every millisecond.
+    func waitForSleep(after count: Int, unless hasEnded: () -> Bool, timeout: Duration) async {
+        let deadline = ContinuousClock.now + timeout
+        var checks = 0
+        while sleepsBegun == count, !hasEnded(), ContinuousClock.now < deadline, !Task.isCancelled {
+            checks += 1
+            if checks <= TestClockState.yieldsPerWake {
+                await Task.yield()
+            } else {
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+        }
+    }
+
     /// Wakes the sleepers due by `target` in order, then sets the clock to `target`.
     private func advance(to target: Instant) async {
         await letWokenTasksRun()

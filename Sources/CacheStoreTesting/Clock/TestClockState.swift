@@ -12,7 +12,11 @@ struct TestClockState {
 
     var now: TestClock.Instant
     /// In the order the tasks fell asleep.
-    var sleepers: [Sleeper] = []
+    var sleepers: [Sleeper] = [] {
+        didSet { if sleepers.count > oldValue.count { sleepsBegun += 1 } }
+    }
+    /// How many times a task fell asleep on the clock so far.
+    private(set) var sleepsBegun = 0
     /// The advance waiting for a woken sleeper to run again, by sleeper id.
     private var wakeWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var lastSleeperID = 0

@@ -21,6 +21,11 @@ final class Completion<Value>: @unchecked Sendable {
     /// Set while the main thread waits in its run loop, which then needs a wake-up.
     private var wakesMainRunLoop = false
 
+    /// Whether the wait is over: the value arrived, or the wait gave up.
+    var hasEnded: Bool {
+        condition.withLock { outcome != nil }
+    }
+
     /// Delivers `value`; only the first outcome counts.
     func complete(_ value: Value) {
         end(.value(value))

@@ -43,16 +43,85 @@ extension TestStore {
         column: UInt = #column,
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) async {
-        let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
+        await receive(
+            action, at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column), advancing: nil,
+            expecting: expecting)
+    }
+
+    /// Runs the oldest queued effect, moves `clock` forward by `duration` once the effect sleeps on it,
+    /// then receives `action` as ``receive(_:fileID:file:line:column:expecting:)-709tl`` does.
+    ///
+    /// The way to test a debounce, a delay or a timeout: give the handler's dependency a
+    /// ``TestClock``, and the effect's wait passes at once.
+    ///
+    /// ```swift
+    /// store.send(.queryChanged("tea")) { $0.set(value: "tea", forKey: .query) }
+    /// await store.receive(.search("tea"), after: .milliseconds(300), on: clock) { state in
+    ///     state.set(value: ["Green tea"], forKey: .results)
+    /// }
+    /// ```
+    ///
+    /// It waits, up to ``effectTimeout``, for the effect to fall asleep on `clock` (or to end without
+    /// sleeping), then advances the clock as ``TestClock/advance(by:)`` does and waits for the effect's
+    /// action. A `duration` shorter than the effect's wait leaves it asleep, and the `receive` fails
+    /// when ``effectTimeout`` passes.
+    ///
+    /// - Parameters:
+    ///   - action: The action the effect should produce.
+    ///   - duration: How far to move the clock once the effect sleeps on it.
+    ///   - clock: The clock the effect sleeps on.
+    ///   - fileID: Where a failure is reported (defaults to the caller).
+    ///   - file: Where a failure is reported (defaults to the caller).
+    ///   - line: Where a failure is reported (defaults to the caller).
+    ///   - column: Where a failure is reported (defaults to the caller).
+    ///   - expecting: Applies the changes the received action should make to the state.
+    nonisolated(nonsending) public func receive(
+        _ action: Action,
+        after duration: Duration,
+        on clock: TestClock,
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column,
+        expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
+    ) async {
+        await receive(
+            action, at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column),
+            advancing: (clock, duration), expecting: expecting)
+    }
+
+    /// The async `receive`, with a clock to advance once the first effect it runs sleeps on it.
+    nonisolated(nonsending) private func receive(
+        _ action: Action,
+        at location: FailureLocation,
+        advancing clock: (TestClock, Duration)?,
+        expecting: (inout CacheStore<Key>) throws -> Void
+    ) async {
         let expectation = EffectExpectation.receiving(action)
         var skipped: [String] = []
+        var clock = clock
         // One effect when exhaustive; a non-exhaustive receive goes on until an effect produces `action`.
         while let effect = takeOldestEffect(for: expectation, blocking: false, at: location, skipped: skipped),
             let produced = actions(
-                of: effect, await effect.start().actions(timeout: effectTimeout), for: expectation, at: location),
+                of: effect, await run(effect, advancing: clock.take()), for: expectation, at: location),
             !finishReceiving(
                 action, from: effect, produced: produced, at: location, expecting: expecting, skipped: &skipped)
         {}
+    }
+
+    /// Runs `effect` and waits for its actions; with a clock, moves the clock forward by the duration
+    /// once the effect sleeps on it.
+    nonisolated(nonsending) private func run(
+        _ effect: QueuedEffect<Action>, advancing clock: (TestClock, Duration)?
+    ) async -> WaitOutcome<[Action]> {
+        let sleepsBefore = clock?.0.sleepsBegun ?? 0
+        let running = effect.start()
+        if let (clock, duration) = clock {
+            await clock.waitForSleep(
+                after: sleepsBefore, unless: { running.completion.hasEnded }, timeout: effectTimeout)
+            await clock.advance(by: duration)
+        }
+        return await running.actions(timeout: effectTimeout)
     }
 
     /// The synchronous form of ``receive(_:fileID:file:line:column:expecting:)-709tl``, for

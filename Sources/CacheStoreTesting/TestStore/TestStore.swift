@@ -44,6 +44,7 @@ import Foundation
 /// - ``send(_:fileID:file:line:column:expecting:)``
 /// - ``receive(_:fileID:file:line:column:expecting:)-709tl``
 /// - ``receive(_:fileID:file:line:column:expecting:)-45zxx``
+/// - ``receive(_:after:on:fileID:file:line:column:expecting:)``
 /// - ``effectTimeout``
 ///
 /// ### Effects that end without an action
