@@ -101,6 +101,115 @@ let feedHandler = FeedHandler { state, action, client in
     #expect(store.queuedEffectIDs.isEmpty)
 }
 
+enum LookupKey { case query, results }
+
+enum LookupAction: Equatable {
+    case queryChanged(String)
+    case found([String])
+}
+
+enum LookupID { case debounce }
+
+struct LookupClient: Sendable {
+    var sleep: @Sendable (Duration) async throws -> Void
+    var find: @Sendable (String) async -> [String]
+}
+
+typealias LookupHandler =
+    StoreActionHandler<LookupKey, LookupAction, LookupClient>
+
+let lookupHandler = LookupHandler { state, action, client in
+    switch action {
+    case .queryChanged(let query):
+        state.set(value: query, forKey: .query)
+        return ActionEffect(id: LookupID.debounce) {
+            do {
+                try await client.sleep(.milliseconds(300))
+            } catch {
+                return nil  // cancelled: a newer query replaced it
+            }
+            return .found(await client.find(query))
+        }
+    case .found(let results):
+        state.set(value: results, forKey: .results)
+        return .none
+    }
+}
+
+@Test func lookingUpWaitsForTypingToStop() async {
+    let clock = TestClock()
+    let store = TestStore(
+        initialValues: [:],
+        actionHandler: lookupHandler,
+        dependency: LookupClient(
+            sleep: { try await clock.sleep(for: $0) },
+            find: { query in ["\(query) 1"] }
+        )
+    )
+
+    store.send(.queryChanged("te")) { $0.set(value: "te", forKey: .query) }
+    store.send(.queryChanged("tea")) { $0.set(value: "tea", forKey: .query) }
+    await store.receive(
+        .found(["tea 1"]), after: .milliseconds(300), on: clock
+    ) { state in
+        state.set(value: ["tea 1"], forKey: .results)
+    }
+}
+
+@Test func loadingShowsThePosts() async {
+    let store = TestStore(
+        initialValues: [:],
+        actionHandler: feedHandler,
+        dependency: FeedClient(fetch: { ["Hello"] }, track: { _ in })
+    )
+    store.exhaustivity = .off
+
+    store.send(.load)
+    await store.receive(.loaded(["Hello"])) { state in
+        state.set(value: ["Hello"], forKey: .posts)
+    }
+}
+
+enum ShopKey { case basket, total }
+enum ShopAction { case recalculate }
+enum BasketAction { case add(String) }
+
+typealias ShopHandler = StoreActionHandler<ShopKey, ShopAction, Void>
+typealias BasketHandler = StoreActionHandler<ShopKey, BasketAction, Void>
+
+let shopHandler = ShopHandler { state, _, _ in
+    let basket = state.get(.basket, as: [String].self) ?? []
+    state.set(value: basket.count * 5, forKey: .total)
+    return .none
+}
+
+let basketHandler = BasketHandler { state, action, _ in
+    switch action {
+    case .add(let item):
+        state.update(.basket, as: [String].self) {
+            $0 = ($0 ?? []) + [item]
+        }
+        return .none
+    }
+}
+
+@Test func addingToTheBasketUpdatesTheTotal() {
+    let shop = Store(
+        initialValues: [:], actionHandler: shopHandler, dependency: ())
+    let basket = shop.scope(
+        keys: [.basket, .total],
+        actionHandler: basketHandler,
+        dependencyTransformation: { _ in },
+        actionTransformation: { _ in .recalculate }
+    )
+    let store = TestStore(store: basket)
+
+    store.send(.add("Tea")) { state in
+        state.set(value: ["Tea"], forKey: .basket)
+        state.set(value: 5, forKey: .total)
+    }
+}
+
 /// The failure messages the article shows are the ones the test store reports.
 @Suite struct TestingArticleFailureMessages {
     let article = Result {
@@ -152,6 +261,16 @@ let feedHandler = FeedHandler { state, action, client in
                 let store = makeStore()
                 store.send(.load) { $0.set(value: true, forKey: .isLoading) }
                 await store.receive(.loaded(["Hello"])) { $0.set(value: ["Hello"], forKey: .posts) }
+            })
+    }
+
+    @Test func aNonExhaustiveReceiveThatFindsNothing() async throws {
+        try expectArticleShows(
+            await captureFailureMessages {
+                let store = makeStore()
+                store.exhaustivity = .off
+                store.send(.load)
+                await store.receive(.loaded(["Bye"]))
             })
     }
 
