@@ -40,10 +40,15 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
                 changes.count > 16
                 ? Dictionary(zip(changes.map { $0.key }, changes.indices), uniquingKeysWith: { $1 }) : nil
             var mismatches: [StateMismatch] = []
+            // By index, and without `Optional.map`: copies of `Any?` values go through the runtime.
             for position in keys.indices {
                 let key = keys[position]
-                let changed = changeIndex.map { $0[key] } ?? changes.lastIndex { $0.key == key }
-                let actual = changed.map { changes[$0].after } ?? currentValue(key)
+                let actual: Any?
+                if let changed = changeIndex.map({ $0[key] }) ?? changes.lastIndex(where: { $0.key == key }) {
+                    actual = changes[changed].after
+                } else {
+                    actual = currentValue(key)
+                }
                 if !isEqual(values[position], actual) {
                     mismatches.append(StateMismatch(key: key, expected: values[position], actual: actual))
                 }
@@ -51,10 +56,13 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
             if !onlyExpectedKeys {
                 // A write the expectation did not make must leave its key as it was.
                 let expectedKeys = keys.count > 16 ? Set(keys) : nil
-                for change in changes where !(expectedKeys?.contains(change.key) ?? keys.contains(change.key)) {
-                    if !isEqual(change.before, change.after) {
-                        mismatches.append(StateMismatch(key: change.key, expected: change.before, actual: change.after))
-                    }
+                for index in changes.indices {
+                    let key = changes[index].key
+                    guard !(expectedKeys?.contains(key) ?? keys.contains(key)),
+                        !isEqual(changes[index].before, changes[index].after)
+                    else { continue }
+                    mismatches.append(
+                        StateMismatch(key: key, expected: changes[index].before, actual: changes[index].after))
                 }
             }
             return mismatches.count > 1 ? mismatches.sorted { $0.keyText < $1.keyText } : mismatches
