@@ -29,6 +29,9 @@ final class ActionQueue: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var queuedCount: UInt64 = 0
     @exclusivity(unchecked) @usableFromInline var doneCount: UInt64 = 0
     @exclusivity(unchecked) @usableFromInline var waiterCount = 0
+    /// Whether a store of the tree has a debug log: until then, no store of the tree looks for a log
+    /// that wants its action's report. Guarded by the turn (not by `lock`); set once, never unset.
+    @exclusivity(unchecked) @usableFromInline var hasDebugLog = false
 
     @inlinable init() {}
 
