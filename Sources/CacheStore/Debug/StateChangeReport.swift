@@ -21,9 +21,7 @@ package enum StateChangeReport: Sendable {
     ///   - .error (was: "timeout")
     /// ```
     ///
-    /// A value that spans several lines is shown as a line diff (see ``ValueDiff``). The report is cut
-    /// at about `maxLength` bytes, with a last line saying how much was left out; building it costs
-    /// O(`maxLength`) plus O(size) to compare each changed key's values.
+    /// See ``text(header:rows:whenUnchanged:maxLength:)``.
     ///
     /// - Parameters:
     ///   - action: The action handled.
@@ -33,11 +31,27 @@ package enum StateChangeReport: Sendable {
     package static func debugText<Key: Hashable & SendableMetatype, Action>(
         action: Action, changes: [StateChange<Key>], maxLength: Int
     ) -> String {
-        var lines = ["[CacheStore] Action: \(ValueDump.inline(action))"]
-        let visible = changes.compactMap { change in change.visibleDifference.map { (change, $0) } }
-            .map { change, difference in (keyText: change.keyText, change: change, difference: difference) }
-            .sorted { $0.keyText < $1.keyText }
-        if visible.isEmpty { lines.append("  (no state change)") }
+        text(
+            header: "[CacheStore] Action: \(ValueDump.inline(action))", rows: changes.map(Row.init),
+            whenUnchanged: "(no state change)", maxLength: maxLength)
+    }
+
+    /// A report: `header`, then each row whose value changed, sorted by key, or `whenUnchanged`.
+    ///
+    /// A value that spans several lines is shown as a line diff (see ``ValueDiff``). The report is cut
+    /// at about `maxLength` bytes, with a last line saying how much was left out; building it costs
+    /// O(`maxLength`) plus O(size) to compare each changed key's values.
+    ///
+    /// - Parameters:
+    ///   - header: The first line, naming the action.
+    ///   - rows: Each key written, with its values before and after.
+    ///   - whenUnchanged: The line shown when no value changed.
+    ///   - maxLength: About the most bytes of the report.
+    static func text(header: String, rows: [Row], whenUnchanged: String, maxLength: Int) -> String {
+        var lines = [header]
+        let visible = rows.compactMap { row in row.visibleDifference.map { (row: row, difference: $0) } }
+            .sorted { $0.row.keyText < $1.row.keyText }
+        if visible.isEmpty { lines.append("  " + whenUnchanged) }
         var used = lines[0].utf8.count
         for (index, entry) in visible.enumerated() {
             guard used < maxLength else {
@@ -46,7 +60,7 @@ package enum StateChangeReport: Sendable {
             }
             var limits = DumpNode.Limits.standard
             limits.maxCharacters = max(256, (maxLength - used) / 2)
-            let entryLines = entry.change.debugLines(keyText: entry.keyText, difference: entry.difference, limits)
+            let entryLines = entry.row.debugLines(difference: entry.difference, limits)
             used += entryLines.reduce(0) { $0 + $1.utf8.count + 1 }
             lines += entryLines
         }
@@ -84,31 +98,55 @@ extension StateChange {
 
     /// Whether the change is worth reporting: a value was added, removed, or became a different value.
     package var isVisible: Bool {
-        visibleDifference != nil
+        StateChangeReport.Row(self).visibleDifference != nil
     }
+}
 
-    /// How the value changed, when it did: added, removed, or a different value.
-    var visibleDifference: ValueDifference? {
-        switch (before, after) {
-        case (nil, nil): nil
-        case (let before?, let after?): firstDifference(before, after)
-        default: ValueDifference(path: [], kind: .value(characterOffset: nil))
+extension StateChangeReport {
+    /// One line of a report: a key, named as the report shows it, and its values before and after.
+    struct Row {
+        let keyText: String
+        let before: Any?
+        let after: Any?
+
+        init<Key>(_ change: StateChange<Key>) {
+            self.init(keyText: change.keyText, before: change.before, after: change.after)
         }
-    }
 
-    fileprivate func debugLines(keyText: String, difference: ValueDifference, _ limits: DumpNode.Limits) -> [String] {
-        switch (before, after) {
-        case (nil, let after?):
-            let lines = ValueDump.lines(after, limits: limits)
-            return StateChangeReport.attach(lines, to: "  + \(keyText):", indent: "      ")
-        case (let before?, nil):
-            let lines = ValueDump.lines(before, limits: limits)
-            guard lines.count > 1 else { return ["  - \(keyText) (was: \(lines[0]))"] }
-            return ["  - \(keyText), was:"] + lines.map { "      " + $0 }
-        default:
-            let diff = ValueDiff(from: before, to: after, difference: difference, limits: limits)
-            if diff.fitsOneLine { return ["  ~ \(keyText): \(diff.old[0]) → \(diff.new[0])"] }
-            return ["  ~ \(keyText):"] + diff.markedLines(indent: "    ")
+        init(keyText: String, before: Any?, after: Any?) {
+            self.keyText = keyText
+            self.before = before
+            self.after = after
+        }
+
+        /// The same change under another name.
+        func named(_ keyText: String) -> Row {
+            Row(keyText: keyText, before: before, after: after)
+        }
+
+        /// How the value changed, when it did: added, removed, or a different value.
+        var visibleDifference: ValueDifference? {
+            switch (before, after) {
+            case (nil, nil): nil
+            case (let before?, let after?): firstDifference(before, after)
+            default: ValueDifference(path: [], kind: .value(characterOffset: nil))
+            }
+        }
+
+        fileprivate func debugLines(difference: ValueDifference, _ limits: DumpNode.Limits) -> [String] {
+            switch (before, after) {
+            case (nil, let after?):
+                let lines = ValueDump.lines(after, limits: limits)
+                return StateChangeReport.attach(lines, to: "  + \(keyText):", indent: "      ")
+            case (let before?, nil):
+                let lines = ValueDump.lines(before, limits: limits)
+                guard lines.count > 1 else { return ["  - \(keyText) (was: \(lines[0]))"] }
+                return ["  - \(keyText), was:"] + lines.map { "      " + $0 }
+            default:
+                let diff = ValueDiff(from: before, to: after, difference: difference, limits: limits)
+                if diff.fitsOneLine { return ["  ~ \(keyText): \(diff.old[0]) → \(diff.new[0])"] }
+                return ["  ~ \(keyText):"] + diff.markedLines(indent: "    ")
+            }
         }
     }
 }

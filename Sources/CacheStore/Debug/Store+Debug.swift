@@ -1,5 +1,6 @@
 extension Store {
-    /// This store, printing each action and the state change it made to standard output.
+    /// This store, printing each action of it and of its scoped stores, and the state change each
+    /// made, to standard output.
     ///
     /// ```swift
     /// let store = Store(initialValues: [:], actionHandler: handler, dependency: .live).debug
@@ -8,15 +9,29 @@ extension Store {
     /// //   + .isLoading: true
     /// ```
     ///
-    /// Each report names the action, then one entry per key written: `+` added (with its value), `-`
-    /// removed (with the value it had), `~` changed (before and after, as a line diff when a value
-    /// spans several lines); or `(no state change)`. Only the keys written are rendered, so debugging a
-    /// large store stays cheap.
+    /// Each report names the store and the action, then one entry per key written: `+` added (with
+    /// its value), `-` removed (with the value it had), `~` changed (before and after, as a line diff
+    /// when a value spans several lines); or `(no state change)`. Only the keys written are rendered,
+    /// so debugging a large store stays cheap.
+    ///
+    /// The log shows the actions of every store scoped from this one too, in the order they are
+    /// handled, each under the path of the store that handled it, with its writes named by this
+    /// store's keys:
+    ///
+    /// ```
+    /// [CacheStore/filter] Action: .select(2)
+    ///   + .selectedUser: 2
+    /// [CacheStore] Action: .refresh (forwarded from CacheStore/filter)
+    ///   ~ .isLoading: false → true
+    /// ```
+    ///
+    /// See <doc:DebugOutputAndValueComparison> for the format, and ``debug(label:maxReportLength:_:)``
+    /// to name this store in it.
     public var debug: Self {
         debug { text in print(text) }
     }
 
-    /// This store, sending each action's report (see ``debug``) to `output` instead of standard output.
+    /// This store, sending each report (see ``debug``) to `output` instead of standard output.
     ///
     /// ```swift
     /// let store = Store(initialValues: [:], actionHandler: handler, dependency: .live)
@@ -30,11 +45,11 @@ extension Store {
     /// - Returns: This store.
     @discardableResult
     public func debug(_ output: @escaping @Sendable (String) -> Void) -> Self {
-        debug(maxReportLength: StateChangeReport.defaultMaxLength, output)
+        startDebugLog(label: nil, maxReportLength: StateChangeReport.defaultMaxLength, output)
     }
 
-    /// This store, sending each action's report (see ``debug``) to `output`, cut at about
-    /// `maxReportLength` bytes, with a last line that says how much was left out.
+    /// This store, sending each report (see ``debug``) to `output`, cut at about `maxReportLength`
+    /// bytes, with a last line that says how much was left out.
     ///
     /// ```swift
     /// let store = Store(initialValues: [:], actionHandler: handler, dependency: .live)
@@ -47,10 +62,56 @@ extension Store {
     /// - Returns: This store.
     @discardableResult
     public func debug(maxReportLength: Int, _ output: @escaping @Sendable (String) -> Void) -> Self {
-        let debugOutput = DebugOutput(write: output, maxLength: max(maxReportLength, 1_024))
+        startDebugLog(label: nil, maxReportLength: maxReportLength, output)
+    }
+
+    /// This store, logging its actions and those of its scoped stores (see ``debug``) under `label`.
+    ///
+    /// ```swift
+    /// let app = Store(initialValues: [:], actionHandler: appHandler, dependency: .live)
+    ///     .debug(label: "App")
+    /// let filter = app.scope(
+    ///     label: "filter", keys: [.selectedUser], actionHandler: filterHandler,
+    ///     dependencyTransformation: { _ in () })
+    /// filter.handle(action: .select(2))
+    /// // [App/filter] Action: .select(2)
+    /// //   + .selectedUser: 2
+    /// ```
+    ///
+    /// `label` names this store at the start of each report's path. Without it, a root store's log
+    /// is labelled `CacheStore`, a scoped store's by the store's label (see
+    /// ``scope(label:keyTransformation:actionHandler:dependencyTransformation:defaultCache:actionTransformation:)``).
+    ///
+    /// A scoped store's log shows its own actions and those of the stores scoped from it, whether or
+    /// not its parent logs; the parent's actions are not in it. When both log, each report goes to
+    /// both, each log naming keys by its own store's keys.
+    ///
+    /// - Parameters:
+    ///   - label: The name of this store in its log.
+    ///   - maxReportLength: About the most bytes of one action's report (at least 1,024).
+    ///   - output: Receives each report, as one string of one or more lines; standard output by
+    ///     default.
+    /// - Returns: This store.
+    @discardableResult
+    public func debug(
+        label: String,
+        maxReportLength: Int = 65_536,
+        _ output: @escaping @Sendable (String) -> Void = { text in print(text) }
+    ) -> Self {
+        startDebugLog(label: label, maxReportLength: maxReportLength, output)
+    }
+
+    private func startDebugLog(label: String?, maxReportLength: Int, _ output: @escaping @Sendable (String) -> Void)
+        -> Self
+    {
         // In the store's turn, as every action: it applies from the next action handled (called from
         // a handler of this store, or where waiting for the turn could deadlock, after the current one).
-        engine.queue.perform { [engine] in engine.debugOutput = debugOutput }
+        engine.queue.perform { [engine] in
+            engine.queue.hasDebugLog = true
+            let log = engine.existingOrNewDebugLog()
+            log.output = DebugOutput(
+                label: label ?? log.label, write: output, maxLength: max(maxReportLength, 1_024))
+        }
         return self
     }
 }

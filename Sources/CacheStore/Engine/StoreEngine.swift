@@ -43,8 +43,9 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// in the same turn, so a cancelled effect's action never reaches the parent after
     /// `cancel(id:)` returned `true`.
     @usableFromInline let forwardToParent: ((Action) -> Void)?
-    /// Where debug reports go, and how long one may be. Guarded by the turn.
-    @exclusivity(unchecked) @usableFromInline var debugOutput: DebugOutput?
+    /// Where this store's debug reports go: its own log and those above it (see ``DebugLog``); `nil`
+    /// for a root store until its first `debug`. Guarded by the turn.
+    @exclusivity(unchecked) @usableFromInline var debugLog: DebugLog<Key>?
     /// The last action's handler state, kept for the next action when nothing else holds it: a
     /// plain action then allocates nothing. Guarded by the turn.
     @exclusivity(unchecked) @usableFromInline var spare: (state: CacheStore<Key>, transaction: TransactionCore<Key>)?
@@ -108,8 +109,10 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     {
         var (handlerState, transaction) = takeHandlerState()
         let effect = handler.handle(store: &handlerState, action: action, dependency: dependency)
-        let debugOutput = self.debugOutput
-        let isRecording = recordingChanges || debugOutput != nil
+        // A root store without a log has no `debugLog`; a scoped store always has one, so the tree's
+        // flag spares it asking its parents while no store of the tree logs.
+        let isLogged = debugLog != nil && queue.hasDebugLog && debugLog?.isWriting == true
+        let isRecording = recordingChanges || isLogged
         let changes: [StateChange<Key>]
         if handlerState.core === transaction {
             changes = transaction.commit(recordingChanges: isRecording)
@@ -125,10 +128,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             transaction.discard()
             changes = replaceState(with: handlerState.allValues)
         }
-        if let debugOutput {
-            debugOutput.write(
-                StateChangeReport.debugText(action: action, changes: changes, maxLength: debugOutput.maxLength))
-        }
+        if isLogged { debugLog?.report(action: action, changes: changes) }
         return (changes, effect)
     }
 
@@ -276,13 +276,6 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             effects.endDelivery(ticket)
         }
     }
-}
-
-/// Where a store's debug reports go, and about how many bytes one may take.
-@usableFromInline
-struct DebugOutput: Sendable {
-    @usableFromInline let write: @Sendable (String) -> Void
-    @usableFromInline let maxLength: Int
 }
 
 /// Whether a weak or unowned reference to `object` exists, which `isKnownUniquelyReferenced` does

@@ -23,7 +23,11 @@ extension Store {
     /// The scoped store keeps this store alive; this store does not keep the scoped store. Effects of
     /// the scoped store run (and are cancelled) in the scoped store.
     ///
+    /// This store's debug log (see ``debug``) shows the scoped store's actions under `label`, with
+    /// its writes named by this store's keys: `[CacheStore/filter] Action: .select(2)`.
+    ///
     /// - Parameters:
+    ///   - label: The scoped store's name in debug logs; by default its action type's name.
     ///   - keyTransformation: Maps keys between this store (`from`) and the scoped store (`to`).
     ///   - actionHandler: Handles the scoped store's actions.
     ///   - dependencyTransformation: Derives the scoped store's dependency from this store's.
@@ -32,6 +36,7 @@ extension Store {
     /// - Returns: The scoped store.
     @inlinable
     public func scope<ScopedKey: Hashable & SendableMetatype, ScopedAction, ScopedDependency>(
+        label: String? = nil,
         keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, ScopedDependency>,
         dependencyTransformation: (Dependency) -> ScopedDependency,
@@ -39,7 +44,11 @@ extension Store {
         actionTransformation: @escaping (ScopedAction?) -> Action? = { _ in nil }
     ) -> Store<ScopedKey, ScopedAction, ScopedDependency> {
         scoped(
+            label: label,
             cacheStore: cacheStore.scope(keyTransformation: keyTransformation, defaultCache: defaultCache),
+            parentKey: { key in
+                ScopedCore.parentKey(for: key, toParent: keyTransformation.to, fromParent: keyTransformation.from)
+            },
             actionHandler: actionHandler,
             dependency: dependencyTransformation(engine.dependency),
             actionTransformation: actionTransformation)
@@ -47,7 +56,7 @@ extension Store {
 
     /// A store for one feature over the keys in `keys` of this store's state.
     ///
-    /// As ``scope(keyTransformation:actionHandler:dependencyTransformation:defaultCache:actionTransformation:)``,
+    /// As ``scope(label:keyTransformation:actionHandler:dependencyTransformation:defaultCache:actionTransformation:)``,
     /// with the keys of this store: keys outside `keys` are invisible to the scoped store.
     ///
     /// ```swift
@@ -59,6 +68,7 @@ extension Store {
     /// ```
     ///
     /// - Parameters:
+    ///   - label: The scoped store's name in debug logs; by default its action type's name.
     ///   - keys: The keys the scoped store shows.
     ///   - actionHandler: Handles the scoped store's actions.
     ///   - dependencyTransformation: Derives the scoped store's dependency from this store's.
@@ -66,13 +76,16 @@ extension Store {
     /// - Returns: The scoped store.
     @inlinable
     public func scope<ScopedAction, ScopedDependency>(
+        label: String? = nil,
         keys: Set<Key>,
         actionHandler: StoreActionHandler<Key, ScopedAction, ScopedDependency>,
         dependencyTransformation: (Dependency) -> ScopedDependency,
         actionTransformation: @escaping (ScopedAction?) -> Action? = { _ in nil }
     ) -> Store<Key, ScopedAction, ScopedDependency> {
         scoped(
+            label: label,
             cacheStore: cacheStore.scope(keys: keys),
+            parentKey: { key in keys.contains(key) ? key : nil },
             actionHandler: actionHandler,
             dependency: dependencyTransformation(engine.dependency),
             actionTransformation: actionTransformation)
@@ -90,42 +103,57 @@ extension Store {
     /// ```
     ///
     /// - Parameters:
+    ///   - label: The scoped store's name in the debug log paths of stores scoped from it; by default
+    ///     its key type's name.
     ///   - keyTransformation: Maps keys between this store (`from`) and the scoped store (`to`).
     ///   - dependencyTransformation: Derives the scoped store's dependency from this store's.
     ///   - defaultCache: Initial values of the scope's own keys, and fallbacks for mapped keys.
     /// - Returns: The scoped store.
     @inlinable
     public func actionlessScope<ScopedKey: Hashable & SendableMetatype, ScopedDependency>(
+        label: String? = nil,
         keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         dependencyTransformation: (Dependency) -> ScopedDependency,
         defaultCache: [ScopedKey: Any] = [:]
     ) -> Store<ScopedKey, Void, ScopedDependency> {
         scope(
+            label: label,
             keyTransformation: keyTransformation,
             actionHandler: .none,
             dependencyTransformation: dependencyTransformation,
             defaultCache: defaultCache)
     }
 
+    /// The scoped store over `cacheStore`, whose keys are stored under `parentKey` here (`nil`: a
+    /// key of the scope's own).
     @inlinable
     func scoped<ScopedKey: Hashable & SendableMetatype, ScopedAction, ScopedDependency>(
+        label: String?,
         cacheStore: CacheStore<ScopedKey>,
+        parentKey: @escaping (ScopedKey) -> Key?,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, ScopedDependency>,
         dependency: ScopedDependency,
         actionTransformation: @escaping (ScopedAction?) -> Action?
     ) -> Store<ScopedKey, ScopedAction, ScopedDependency> {
-        Store<ScopedKey, ScopedAction, ScopedDependency>(
-            engine: StoreEngine(
-                state: cacheStore,
-                queue: engine.queue,
-                handler: actionHandler,
-                dependency: dependency,
-                isolation: engine.isolation,
-                // Called in the scoped action's turn, which is this store's too (one tree, one
-                // queue): the parent handles its action right away, as part of the same delivery.
-                forwardToParent: { [self] action in
-                    if let parentAction = actionTransformation(action) { engine.process(parentAction) }
-                }))
+        let namingType: Any.Type = ScopedAction.self == Void.self ? ScopedKey.self : ScopedAction.self
+        let label = label ?? String(describing: namingType)
+        let debugLog = DebugLog(label: label, parent: engine.debugParent(label: label, parentKey: parentKey))
+        let scopedEngine = StoreEngine(
+            state: cacheStore,
+            queue: engine.queue,
+            handler: actionHandler,
+            dependency: dependency,
+            isolation: engine.isolation,
+            // Called in the scoped action's turn, which is this store's too (one tree, one
+            // queue): the parent handles its action right away, as part of the same delivery.
+            forwardToParent: { [self] action in
+                guard let parentAction = actionTransformation(action) else { return }
+                debugLog.noteForwarding()
+                engine.process(parentAction)
+            })
+        // Before the store is returned, so no other thread can see it yet.
+        scopedEngine.debugLog = debugLog
+        return Store<ScopedKey, ScopedAction, ScopedDependency>(engine: scopedEngine)
     }
 }
 
@@ -133,6 +161,7 @@ extension Store where Dependency == Void {
     /// A scoped store whose handler needs no dependency.
     ///
     /// - Parameters:
+    ///   - label: The scoped store's name in debug logs; by default its action type's name.
     ///   - keyTransformation: Maps keys between this store (`from`) and the scoped store (`to`).
     ///   - actionHandler: Handles the scoped store's actions.
     ///   - defaultCache: Initial values of the scope's own keys, and fallbacks for mapped keys.
@@ -140,12 +169,14 @@ extension Store where Dependency == Void {
     /// - Returns: The scoped store.
     @inlinable
     public func scope<ScopedKey: Hashable & SendableMetatype, ScopedAction>(
+        label: String? = nil,
         keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, Void>,
         defaultCache: [ScopedKey: Any] = [:],
         actionTransformation: @escaping (ScopedAction?) -> Action? = { _ in nil }
     ) -> Store<ScopedKey, ScopedAction, Void> {
         scope(
+            label: label,
             keyTransformation: keyTransformation,
             actionHandler: actionHandler,
             dependencyTransformation: { _ in () },
@@ -156,15 +187,19 @@ extension Store where Dependency == Void {
     /// A read-only scoped store whose parent needs no dependency.
     ///
     /// - Parameters:
+    ///   - label: The scoped store's name in the debug log paths of stores scoped from it; by default
+    ///     its key type's name.
     ///   - keyTransformation: Maps keys between this store (`from`) and the scoped store (`to`).
     ///   - defaultCache: Initial values of the scope's own keys, and fallbacks for mapped keys.
     /// - Returns: The scoped store.
     @inlinable
     public func actionlessScope<ScopedKey: Hashable & SendableMetatype>(
+        label: String? = nil,
         keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         defaultCache: [ScopedKey: Any] = [:]
     ) -> Store<ScopedKey, Void, Void> {
         actionlessScope(
-            keyTransformation: keyTransformation, dependencyTransformation: { _ in () }, defaultCache: defaultCache)
+            label: label, keyTransformation: keyTransformation, dependencyTransformation: { _ in () },
+            defaultCache: defaultCache)
     }
 }
