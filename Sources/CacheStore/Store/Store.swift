@@ -62,17 +62,18 @@ import Observation
 ///
 /// ### Scoped stores
 ///
-/// - ``scope(keyTransformation:actionHandler:dependencyTransformation:defaultCache:actionTransformation:)``
-/// - ``scope(keyTransformation:actionHandler:defaultCache:actionTransformation:)``
-/// - ``scope(keys:actionHandler:dependencyTransformation:actionTransformation:)``
-/// - ``actionlessScope(keyTransformation:dependencyTransformation:defaultCache:)``
-/// - ``actionlessScope(keyTransformation:defaultCache:)``
+/// - ``scope(label:keyTransformation:actionHandler:dependencyTransformation:defaultCache:actionTransformation:)``
+/// - ``scope(label:keyTransformation:actionHandler:defaultCache:actionTransformation:)``
+/// - ``scope(label:keys:actionHandler:dependencyTransformation:actionTransformation:)``
+/// - ``actionlessScope(label:keyTransformation:dependencyTransformation:defaultCache:)``
+/// - ``actionlessScope(label:keyTransformation:defaultCache:)``
 ///
 /// ### Debugging
 ///
 /// - ``debug``
 /// - ``debug(_:)``
 /// - ``debug(maxReportLength:_:)``
+/// - ``debug(label:maxReportLength:_:)``
 public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: Observable, ActionHandling,
     @unchecked Sendable
 {
