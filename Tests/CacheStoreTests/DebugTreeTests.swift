@@ -235,6 +235,48 @@ private func makeApp() -> Store<AppKey, AppAction, Void> {
         #expect(scopeReport.utf8.count <= 3_000 && scopeReport.utf8.count > 2_500)
     }
 
+    @Test func anEffectOfAScopedStoreIsLoggedWhenItsActionIsHandled() async {
+        let log = Recorder<String>()
+        let app = makeApp().debug { log.append($0) }
+        let handler = StoreActionHandler<FilterKey, FilterAction, Void> { state, action, _ in
+            if case .clear = action { return ActionEffect { .select(7) } }
+            return filterHandler.handle(store: &state, action: action, dependency: ())
+        }
+        let filter = app.scope(label: "filter", keyTransformation: filterKeys, actionHandler: handler)
+
+        filter.handle(action: .clear)
+
+        #expect(await eventually { log.values.count == 2 })
+        #expect(
+            log.values == [
+                "[CacheStore/filter] Action: .clear\n  (no state change)",
+                "[CacheStore/filter] Action: .select(7)\n  + .selectedUser: 7",
+            ])
+    }
+
+    /// One tree, one turn: an action a handler sends to a scoped store is handled, and reported,
+    /// after the action in hand.
+    @Test func theLogIsInHandlingOrder() {
+        let log = Recorder<String>()
+        let links = Recorder<Store<FilterKey, FilterAction, Void>>()
+        let app = Store<AppKey, AppAction, Void>(
+            initialValues: [.isLoading: false],
+            actionHandler: StoreActionHandler { state, action, _ in
+                links.values.first?.handle(action: .select(1))
+                return appHandler.handle(store: &state, action: action, dependency: ())
+            }
+        ).debug { log.append($0) }
+        links.append(app.scope(label: "filter", keyTransformation: filterKeys, actionHandler: filterHandler))
+
+        app.handle(action: .refresh)
+
+        #expect(
+            log.values == [
+                "[CacheStore] Action: .refresh\n  ~ .isLoading: false → true",
+                "[CacheStore/filter] Action: .select(1)\n  + .selectedUser: 1",
+            ])
+    }
+
     @Test func aScopedStoreMadeBeforeTheRootLogsIsInTheLogFromThen() {
         let log = Recorder<String>()
         let app = makeApp()
