@@ -26,7 +26,7 @@ extension StoreActionHandler {
     /// with each action passed through `embedAction` (``ActionEffect/map(_:)``): the feature's
     /// effects send the app's actions, and keep their ids for cancelling.
     ///
-    /// The names are those of ``Store/scope(keyTransformation:actionHandler:dependencyTransformation:defaultCache:actionTransformation:)``
+    /// The names are those of ``Store/scope(label:keyTransformation:actionHandler:dependencyTransformation:defaultCache:actionTransformation:)``
     /// (and of the original CacheStore); the shape is TCA's `Scope(state:action:) { Feature() }`. A
     /// scoped *store* is a second store over the same state, with its own effects and actions; a
     /// scoped *handler* is part of one store, so one `Store` runs the whole app, one `TestStore`
@@ -71,7 +71,7 @@ extension StoreActionHandler {
     ///
     /// As ``scope(keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``,
     /// with this store's own key type: keys outside `keys` are invisible to the feature, as they are
-    /// to ``Store/scope(keys:actionHandler:dependencyTransformation:actionTransformation:)``.
+    /// to ``Store/scope(label:keys:actionHandler:dependencyTransformation:actionTransformation:)``.
     ///
     /// ```swift
     /// let sessionPart = StoreActionHandler<AppKey, AppAction, AppDependency>.scope(
