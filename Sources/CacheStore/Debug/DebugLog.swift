@@ -1,62 +1,76 @@
-/// One store's place in the debug log of its store tree: its label, its own log (after `debug` was
-/// called on it), and the way up to the log of the store it is scoped from.
+/// One store's place in the debug log of its store tree: its own log (after `debug` was called on
+/// it), its label, and, for a scoped store, the store it is scoped from.
 ///
 /// A store's log shows its own actions and those of every store scoped from it, directly or not: a
-/// scoped store hands each report to its parent's log, with its writes renamed to the parent's keys
+/// scoped store hands each report to its parent, with its writes renamed to the parent's keys
 /// (see ``DebugReport/lifted(from:parentKey:)``), and so on up the tree. So a root store's log shows
 /// the whole tree, each report labelled with the path of the store that handled the action.
 ///
-/// A scoped store has one from its creation, as its parent may start logging at any time; a root
-/// store has none until its first `debug`. So an action that no log wants costs a root store one
-/// `nil` check, and a scoped store a look at its tree's ``ActionQueue/hasDebugLog`` until some store
-/// of the tree logs. The `var`s are guarded by the tree's turn (see ``ActionQueue``).
+/// It is a value held in the engine: making a store with the default label allocates nothing for
+/// it, and releasing one checks one `nil`. An action that no log wants costs a look at the tree's
+/// ``ActionQueue/hasDebugLog``, which stays `false` until some store of the tree logs. Guarded by
+/// the tree's turn (see ``ActionQueue``), as the engine's other `var`s.
 @usableFromInline
-final class DebugLog<Key: Hashable & SendableMetatype>: @unchecked Sendable {
-    /// The store's name in the reports of the logs above it, and its own log's name by default.
-    let label: String
-    /// Where this store's own log goes, after `debug` was called on it. Guarded by the turn.
-    @exclusivity(unchecked) var output: DebugOutput?
-    /// The log of the store this one is scoped from, for a scoped store.
-    let parent: DebugLogParent<Key>?
-    /// The label of the scoped store whose action, forwarded to this store, is being handled now:
-    /// its report says so. Set only while a log wants that report, which takes it. Guarded by the turn.
-    @exclusivity(unchecked) var forwardedFrom: String?
+struct DebugLog<Key: Hashable & SendableMetatype> {
+    /// The store this one is scoped from, for a scoped store.
+    ///
+    /// Not retained: the scoped store's engine keeps its parent store, and with it this engine, in
+    /// its `forwardToParent`, a constant released only with the engine itself.
+    @usableFromInline unowned(unsafe) let parent: (any DebugLogParent)?
+    /// The store's label, output and forwarding in hand, once it was labelled, logs, or is
+    /// forwarded an action while a log is written.
+    @usableFromInline var state: DebugLogState?
 
-    @usableFromInline
-    init(label: String, parent: DebugLogParent<Key>?) {
-        self.label = label
+    @inlinable
+    init() {
+        parent = nil
+    }
+
+    @inlinable
+    init(label: String?, parent: any DebugLogParent) {
         self.parent = parent
+        if let label { state = DebugLogState(label: label) }
     }
+}
 
-    /// Whether any log wants this store's reports: its own, or one above it. In the turn.
+/// What a store's debug log holds once it is written: kept apart, so that a store that never logs
+/// does not carry it.
+@usableFromInline
+final class DebugLogState {
+    /// The label the store was given; `nil` for its default (see ``StoreEngine/debugLabel``).
+    let label: String?
+    /// Where this store's own log goes, after `debug` was called on it.
+    var output: DebugOutput?
+    /// The label of the scoped store whose action, forwarded to this store, is being handled now:
+    /// its report says so. Set only while a log wants that report, which takes it.
+    var forwardedFrom: String?
+
     @usableFromInline
-    var isWriting: Bool {
-        output != nil || parent?.isWriting() == true
+    init(label: String?) {
+        self.label = label
     }
+}
 
-    /// Writes the report of `action`, which made `changes`, to every log that wants it. In the turn.
-    @usableFromInline
-    func report<Action>(action: Action, changes: [StateChange<Key>]) {
-        write(DebugReport(action: ValueDump.inline(action), forwardedFrom: forwardedFrom.take(), changes: changes))
-    }
+@available(*, unavailable)
+extension DebugLogState: Sendable {}
 
+/// It holds its parent engine, which is not `Sendable`; it belongs to its engine.
+@available(*, unavailable)
+extension DebugLog: Sendable {}
+
+/// A store's debug log as a store scoped from it sees it: where to hand its reports.
+///
+/// Every ``StoreEngine`` is one. Its members run in the tree's turn.
+@usableFromInline
+protocol DebugLogParent: AnyObject {
+    associatedtype Key: Hashable & SendableMetatype
+
+    /// Whether this store's log, or one above it, is written.
+    var isDebugLogWriting: Bool { get }
+    /// Writes `report` to this store's log and to those above it.
+    func writeDebugReport(_ report: DebugReport<Key>)
     /// Notes that the next action this store handles was forwarded from its scoped store `label`.
-    func noteForwarded(from label: String) {
-        if isWriting { forwardedFrom = label }
-    }
-
-    /// Tells the parent's log that the action this store hands its parent now is forwarded from it.
-    @usableFromInline
-    func noteForwarding() {
-        parent?.noteForwarded()
-    }
-
-    func write(_ report: DebugReport<Key>) {
-        if let output {
-            output.write(report.text(logLabel: output.label, maxLength: output.maxLength))
-        }
-        if let parent, parent.isWriting() { parent.write(report) }
-    }
+    func noteForwarded(from label: @autoclosure () -> String)
 }
 
 /// Where a store's own debug reports go, under which name, and about how many bytes one may take.
@@ -67,45 +81,63 @@ struct DebugOutput: Sendable {
     let maxLength: Int
 }
 
-/// How a scoped store's log reaches its parent's, which may not exist yet when the scope is made.
-@usableFromInline
-struct DebugLogParent<Key: Hashable & SendableMetatype> {
-    /// Whether the parent's log, or one above it, is written.
-    let isWriting: () -> Bool
-    /// Hands a report to the parent's log, renamed to the parent's keys.
-    let write: (DebugReport<Key>) -> Void
-    /// Tells the parent's log that its next action is forwarded from this scoped store.
-    let noteForwarded: () -> Void
+extension DebugLog {
+    /// The label of a scoped store whose action type is `Action`: `given`, else the name of
+    /// `Action` (of `Key` for an actionless scope, whose action type is `Void`). Made when a report
+    /// needs it, as naming a type costs thousands of instructions.
+    @usableFromInline
+    static func scopedLabel<Action>(_ given: String?, action: Action.Type) -> String {
+        if let given { return given }
+        return String(describing: Action.self == Void.self ? Key.self as Any.Type : Action.self)
+    }
 }
 
-/// A parent link calls into the parent's engine, in the turn only.
-@available(*, unavailable)
-extension DebugLogParent: Sendable {}
-
-extension StoreEngine {
-    /// How a store scoped from this one, labelled `label`, passes its reports to this store's log.
-    ///
-    /// - Parameters:
-    ///   - label: The scoped store's label.
-    ///   - parentKey: The key of this store that a scoped key reads and writes, or `nil` for a key of
-    ///     the scoped store's own.
-    @usableFromInline
-    func debugParent<ScopedKey>(label: String, parentKey: @escaping (ScopedKey) -> Key?)
-        -> DebugLogParent<ScopedKey>
-    {
-        // Captures this engine, as the scoped store keeps its parent anyway, and reads its log in the
-        // scoped action's turn, which is this store's too.
-        DebugLogParent<ScopedKey>(
-            isWriting: { [self] in debugLog?.isWriting == true },
-            write: { [self] report in debugLog?.write(report.lifted(from: label, parentKey: parentKey)) },
-            noteForwarded: { [self] in if queue.hasDebugLog { debugLog?.noteForwarded(from: label) } })
+extension StoreEngine: DebugLogParent {
+    /// This store's label: the one it was given, else `CacheStore` for a root store, or for a scoped
+    /// store the name of its action type (its key type's for an actionless scope).
+    var debugLabel: String {
+        let label = debugLog.state?.label
+        if debugLog.parent == nil { return label ?? "CacheStore" }
+        return DebugLog<Key>.scopedLabel(label, action: Action.self)
     }
 
-    /// This store's log, made with the default label when it has none yet. In the turn.
-    func existingOrNewDebugLog() -> DebugLog<Key> {
-        if let debugLog { return debugLog }
-        let log = DebugLog<Key>(label: "CacheStore", parent: nil)
-        debugLog = log
-        return log
+    @usableFromInline
+    var isDebugLogWriting: Bool {
+        debugLog.state?.output != nil || debugLog.parent?.isDebugLogWriting == true
+    }
+
+    /// This store's log state, made when it first needs one.
+    var debugLogState: DebugLogState {
+        if let state = debugLog.state { return state }
+        let state = DebugLogState(label: nil)
+        debugLog.state = state
+        return state
+    }
+
+    /// Writes the report of `action`, which made `changes`, to every log that wants it.
+    @usableFromInline
+    func reportToDebugLog(action: Action, changes: [StateChange<Key>]) {
+        let forwardedFrom = debugLog.state?.forwardedFrom.take()
+        writeDebugReport(DebugReport(action: ValueDump.inline(action), forwardedFrom: forwardedFrom, changes: changes))
+    }
+
+    @usableFromInline
+    func writeDebugReport(_ report: DebugReport<Key>) {
+        if let output = debugLog.state?.output {
+            output.write(report.text(logLabel: output.label, maxLength: output.maxLength))
+        }
+        if let parent = debugLog.parent, parent.isDebugLogWriting { hand(report, to: parent) }
+    }
+
+    /// Hands `report` to `parent`'s log, each written key renamed to the parent's key it reads and
+    /// writes through this store's scope.
+    private func hand<Parent: DebugLogParent>(_ report: DebugReport<Key>, to parent: Parent) {
+        guard let scope = state.core as? ScopedCore<Key, Parent.Key> else { return }
+        parent.writeDebugReport(report.lifted(from: debugLabel, parentKey: scope.parentKey(for:)))
+    }
+
+    @usableFromInline
+    func noteForwarded(from label: @autoclosure () -> String) {
+        if queue.hasDebugLog, isDebugLogWriting { debugLogState.forwardedFrom = label() }
     }
 }

@@ -9,6 +9,7 @@
 ///   ~ .theme: "light" → "dark"
 ///   + settings/.preview: true
 /// ```
+@usableFromInline
 struct DebugReport<Key: Hashable & SendableMetatype> {
     /// The labels of the stores from the log's store (excluded) down to the one that handled the
     /// action: empty for the log's own store's action.
@@ -66,3 +67,7 @@ struct DebugReport<Key: Hashable & SendableMetatype> {
             maxLength: maxLength)
     }
 }
+
+/// A report holds the values before and after, of any type; it is made and written in one turn.
+@available(*, unavailable)
+extension DebugReport: Sendable {}

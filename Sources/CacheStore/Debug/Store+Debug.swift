@@ -108,9 +108,8 @@ extension Store {
         // a handler of this store, or where waiting for the turn could deadlock, after the current one).
         engine.queue.perform { [engine] in
             engine.queue.hasDebugLog = true
-            let log = engine.existingOrNewDebugLog()
-            log.output = DebugOutput(
-                label: label ?? log.label, write: output, maxLength: max(maxReportLength, 1_024))
+            engine.debugLogState.output = DebugOutput(
+                label: label ?? engine.debugLabel, write: output, maxLength: max(maxReportLength, 1_024))
         }
         return self
     }

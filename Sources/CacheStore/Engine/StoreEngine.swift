@@ -43,9 +43,9 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// in the same turn, so a cancelled effect's action never reaches the parent after
     /// `cancel(id:)` returned `true`.
     @usableFromInline let forwardToParent: ((Action) -> Void)?
-    /// Where this store's debug reports go: its own log and those above it (see ``DebugLog``); `nil`
-    /// for a root store until its first `debug`. Guarded by the turn.
-    @exclusivity(unchecked) @usableFromInline var debugLog: DebugLog<Key>?
+    /// Where this store's debug reports go: its own log and those above it (see ``DebugLog``).
+    /// Guarded by the turn.
+    @exclusivity(unchecked) @usableFromInline var debugLog = DebugLog<Key>()
     /// The last action's handler state, kept for the next action when nothing else holds it: a
     /// plain action then allocates nothing. Guarded by the turn.
     @exclusivity(unchecked) @usableFromInline var spare: (state: CacheStore<Key>, transaction: TransactionCore<Key>)?
@@ -109,9 +109,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     {
         var (handlerState, transaction) = takeHandlerState()
         let effect = handler.handle(store: &handlerState, action: action, dependency: dependency)
-        // A root store without a log has no `debugLog`; a scoped store always has one, so the tree's
-        // flag spares it asking its parents while no store of the tree logs.
-        let isLogged = debugLog != nil && queue.hasDebugLog && debugLog?.isWriting == true
+        let isLogged = queue.hasDebugLog && isDebugLogWriting
         let isRecording = recordingChanges || isLogged
         let changes: [StateChange<Key>]
         if handlerState.core === transaction {
@@ -128,7 +126,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             transaction.discard()
             changes = replaceState(with: handlerState.allValues)
         }
-        if isLogged { debugLog?.report(action: action, changes: changes) }
+        if isLogged { reportToDebugLog(action: action, changes: changes) }
         return (changes, effect)
     }
 

@@ -46,9 +46,6 @@ extension Store {
         scoped(
             label: label,
             cacheStore: cacheStore.scope(keyTransformation: keyTransformation, defaultCache: defaultCache),
-            parentKey: { key in
-                ScopedCore.parentKey(for: key, toParent: keyTransformation.to, fromParent: keyTransformation.from)
-            },
             actionHandler: actionHandler,
             dependency: dependencyTransformation(engine.dependency),
             actionTransformation: actionTransformation)
@@ -85,7 +82,6 @@ extension Store {
         scoped(
             label: label,
             cacheStore: cacheStore.scope(keys: keys),
-            parentKey: { key in keys.contains(key) ? key : nil },
             actionHandler: actionHandler,
             dependency: dependencyTransformation(engine.dependency),
             actionTransformation: actionTransformation)
@@ -124,20 +120,15 @@ extension Store {
             defaultCache: defaultCache)
     }
 
-    /// The scoped store over `cacheStore`, whose keys are stored under `parentKey` here (`nil`: a
-    /// key of the scope's own).
+    /// The scoped store over `cacheStore`, a scope of this store's state.
     @inlinable
     func scoped<ScopedKey: Hashable & SendableMetatype, ScopedAction, ScopedDependency>(
         label: String?,
         cacheStore: CacheStore<ScopedKey>,
-        parentKey: @escaping (ScopedKey) -> Key?,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, ScopedDependency>,
         dependency: ScopedDependency,
         actionTransformation: @escaping (ScopedAction?) -> Action?
     ) -> Store<ScopedKey, ScopedAction, ScopedDependency> {
-        let namingType: Any.Type = ScopedAction.self == Void.self ? ScopedKey.self : ScopedAction.self
-        let label = label ?? String(describing: namingType)
-        let debugLog = DebugLog(label: label, parent: engine.debugParent(label: label, parentKey: parentKey))
         let scopedEngine = StoreEngine(
             state: cacheStore,
             queue: engine.queue,
@@ -146,13 +137,14 @@ extension Store {
             isolation: engine.isolation,
             // Called in the scoped action's turn, which is this store's too (one tree, one
             // queue): the parent handles its action right away, as part of the same delivery.
+            // Holding this store keeps its engine alive for the scoped engine's `DebugLog.parent`.
             forwardToParent: { [self] action in
                 guard let parentAction = actionTransformation(action) else { return }
-                debugLog.noteForwarding()
+                engine.noteForwarded(from: DebugLog<ScopedKey>.scopedLabel(label, action: ScopedAction.self))
                 engine.process(parentAction)
             })
         // Before the store is returned, so no other thread can see it yet.
-        scopedEngine.debugLog = debugLog
+        scopedEngine.debugLog = DebugLog(label: label, parent: engine)
         return Store<ScopedKey, ScopedAction, ScopedDependency>(engine: scopedEngine)
     }
 }
