@@ -48,9 +48,22 @@ enum FloorCases {
     static func rowWrite(size: Int, operations: Int) -> BenchmarkCase {
         let rows = (0..<size).map { ObservableRow(value: $0) }
         for row in rows { observe(row, reRegistering: true) }
+        let serial = SerialNumbers()
         return BenchmarkCase("floor-row-write", size: size, baseline: nil, operations: operations / 10) { index in
-            rows[scattered(index, size)].value = index
+            rows[scattered(index, size)].value = serial.next()
         }
+    }
+}
+
+/// A number never returned before: what a row case writes, so that every write changes the row.
+/// (An `@Observable` property's setter tells no one when the new value equals the old one, so writing
+/// `index` again in the next round would measure writes that notify nobody.)
+final class SerialNumbers {
+    private var last = 0
+
+    func next() -> Int {
+        last += 1
+        return last
     }
 }
 

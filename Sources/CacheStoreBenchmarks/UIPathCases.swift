@@ -23,9 +23,10 @@ enum UIPathCases {
         let parent = makeStore(size: size)
         let rows = (0..<size).map { rowStore(of: parent, key: $0) }
         for row in rows { observe(row) }
+        let serial = SerialNumbers()
         return BenchmarkCase("row-write", size: size, baseline: "floor-row-write", operations: operations / 10) {
             index in
-            parent.handle(action: .write(key: scattered(index, size), value: index))
+            parent.handle(action: .write(key: scattered(index, size), value: serial.next()))
         }
     }
 }

@@ -39,8 +39,11 @@ for size in [10, 1_000, 10_000, 100_000] {
             UIPathCases.rowWrite(size: size, operations: plan.operations),
         ]
     }
-    if size != 10_000 { cases += core.cache }
-    cases += core.store  // at 10,000 too: the baseline of teststore-send there
+    if size != 10_000 {
+        cases += core.cache + core.store
+    } else {
+        cases += core.store.filter { $0.name == "store-handle" }  // the baseline of teststore-send here
+    }
     if size >= 1_000 && size != 10_000 { cases += [core.scoped, core.lifted] }
     if size == 10 {
         cases += [EffectCases.roundTrip(count: effectOperations), FloorCases.taskRoundTrip(count: effectOperations)]
