@@ -18,3 +18,30 @@
 /// )
 /// ```
 public typealias BiDirectionalTransformation<From, To> = (from: @Sendable (From) -> To, to: @Sendable (To) -> From)
+
+/// The parent key that scoped key `key` is mapped to, under the one visibility rule of every scope
+/// and lifted handler: `key` is mapped to `p` exactly when `to(key) == p` and `from(p) == key`;
+/// otherwise `nil` (a transformation that is not injective, or whose halves are not inverses, only
+/// maps fewer keys).
+///
+/// ```swift
+/// mappedParentKey(of: SettingsKey.theme, to: { $0 == .theme ? .theme : nil }, from: { $0 == .theme ? .theme : nil })
+/// // AppKey.theme
+/// ```
+@inlinable
+func mappedParentKey<Key: Equatable, ParentKey>(
+    of key: Key, to toParent: (Key?) -> ParentKey?, from fromParent: (ParentKey?) -> Key?
+) -> ParentKey? {
+    guard let parentKey = toParent(key), fromParent(parentKey) == key else { return nil }
+    return parentKey
+}
+
+/// The scoped key under which `parentKey` is visible, under the same rule as
+/// ``mappedParentKey(of:to:from:)``, or `nil`.
+@inlinable
+func visibleScopedKey<Key, ParentKey: Equatable>(
+    of parentKey: ParentKey, to toParent: (Key?) -> ParentKey?, from fromParent: (ParentKey?) -> Key?
+) -> Key? {
+    guard let key = fromParent(parentKey), toParent(key) == parentKey else { return nil }
+    return key
+}

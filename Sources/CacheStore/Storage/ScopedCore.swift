@@ -43,7 +43,7 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
         var fallbacks: [Key: Any] = [:]
         for (key, value) in defaultCache {
             guard let value = flattenedOptional(value) else { continue }
-            if Self.parentKey(for: key, toParent: toParent, fromParent: fromParent) == nil {
+            if mappedParentKey(of: key, to: toParent, from: fromParent) == nil {
                 localValues[key] = value
             } else {
                 fallbacks[key] = value
@@ -55,23 +55,14 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
 
     /// The parent key that `key` is mapped to, or `nil` when it lives in the scope (see the rule above).
     @inlinable
-    static func parentKey(
-        for key: Key, toParent: (Key?) -> ParentKey?, fromParent: (ParentKey?) -> Key?
-    ) -> ParentKey? {
-        guard let parentKey = toParent(key), fromParent(parentKey) == key else { return nil }
-        return parentKey
-    }
-
-    @inlinable
     func parentKey(for key: Key) -> ParentKey? {
-        Self.parentKey(for: key, toParent: toParent, fromParent: fromParent)
+        mappedParentKey(of: key, to: toParent, from: fromParent)
     }
 
     /// The scoped key under which `parentKey` is visible, if it is.
     @usableFromInline
     func visibleKey(for parentKey: ParentKey) -> Key? {
-        guard let key = fromParent(parentKey), toParent(key) == parentKey else { return nil }
-        return key
+        visibleScopedKey(of: parentKey, to: toParent, from: fromParent)
     }
 
     @inlinable

@@ -44,15 +44,13 @@ final class LiftedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     /// The parent key that `key` is mapped to: `to(key) == p` and `from(p) == key`.
     @inlinable
     func parentKey(for key: Key) -> ParentKey? {
-        guard let parentKey = toParent(key), fromParent(parentKey) == key else { return nil }
-        return parentKey
+        mappedParentKey(of: key, to: toParent, from: fromParent)
     }
 
     /// The key under which `parentKey` is visible, if it is.
     @usableFromInline
     func visibleKey(for parentKey: ParentKey) -> Key? {
-        guard let key = fromParent(parentKey), toParent(key) == parentKey else { return nil }
-        return key
+        visibleScopedKey(of: parentKey, to: toParent, from: fromParent)
     }
 
     @inlinable
