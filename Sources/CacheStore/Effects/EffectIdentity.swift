@@ -9,7 +9,7 @@
 /// ```swift
 /// let identity = EffectIdentity(nil)            // anonymous
 /// identity.id == identity.id                    // true: the same anonymous object each time
-/// EffectIdentity(CancelID.search).given         // CancelID.search, as an AnyHashable
+/// EffectIdentity(CancelID.search).id            // CancelID.search, as an AnyHashable
 /// ```
 @usableFromInline
 package enum EffectIdentity: @unchecked Sendable {
@@ -35,12 +35,5 @@ package enum EffectIdentity: @unchecked Sendable {
         case .given(let id): id
         case .anonymous(let anonymous): AnyHashable(anonymous)
         }
-    }
-
-    /// The id the user gave, if any.
-    @inlinable
-    package var given: AnyHashable? {
-        if case .given(let id) = self { return id }
-        return nil
     }
 }
