@@ -8,7 +8,7 @@
 ///
 /// ```swift
 /// let identity = EffectIdentity(nil)            // anonymous
-/// identity.id == identity.id                    // true: the same anonymous object each time
+/// identity.id == identity.id                    // true: the same serial number each time
 /// EffectIdentity(CancelID.search).id            // CancelID.search, as an AnyHashable
 /// ```
 @usableFromInline
