@@ -13,6 +13,8 @@ enum TimingAction: Equatable, Sendable {
     case results(String)
     case cancelSearch
     case tap(Int, latest: Bool)
+    /// A tap whose effect has the throttle's own id.
+    case tapSharingTheID(Int)
     case tapped(Int)
 }
 
@@ -33,6 +35,9 @@ let timingHandler = StoreActionHandler<TimingKey, TimingAction, TimingDependency
     case .tap(let number, let latest):
         return ActionEffect { .tapped(number) }
             .throttle(id: TimingID.throttle, for: .seconds(1), clock: dependency.clock, latest: latest)
+    case .tapSharingTheID(let number):
+        return ActionEffect(id: TimingID.throttle) { .tapped(number) }
+            .throttle(id: TimingID.throttle, for: .seconds(1), clock: dependency.clock, latest: true)
     case .tapped(let number):
         state.update(.taps, as: [Int].self) { $0 = ($0 ?? []) + [number] }
     }
@@ -79,6 +84,19 @@ func eventually(_ condition: () -> Bool) async -> Bool {
         store.send(.tap(2, latest: true))
         store.send(.tap(3, latest: true))
         #expect(store.queuedEffectIDs.count == 1)
+        await clock.advance(by: .seconds(1))
+        await store.receive(.tapped(3)) { $0.set(value: [1, 3], forKey: .taps) }
+    }
+
+    /// Taps in a burst, none received between them: the first one, queued to run at once, stays
+    /// queued; the later ones only replace each other while they wait for the interval's end.
+    @Test(arguments: [false, true])
+    func aThrottleBurstKeepsTheLeadingEffect(sharingTheID: Bool) async {
+        let clock = TestClock()
+        let store = TestStore(
+            initialValues: [:], actionHandler: timingHandler, dependency: TimingDependency(clock: clock))
+        for number in 1...3 { store.send(sharingTheID ? .tapSharingTheID(number) : .tap(number, latest: true)) }
+        await store.receive(.tapped(1)) { $0.set(value: [1], forKey: .taps) }
         await clock.advance(by: .seconds(1))
         await store.receive(.tapped(3)) { $0.set(value: [1, 3], forKey: .taps) }
     }

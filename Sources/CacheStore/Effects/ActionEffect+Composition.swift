@@ -108,6 +108,8 @@ extension ActionEffect {
             operation = .delay(wait)
         case .throttled(let decide):
             operation = .throttled { schedule in decide(schedule)?.map(transform) }
+        case .deferred(let wait, let effect):
+            operation = .deferred(wait, effect.map(transform))
         }
         return ActionEffect<NewAction>(id: id, operation: operation)
     }

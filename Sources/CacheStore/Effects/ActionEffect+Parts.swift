@@ -17,6 +17,9 @@ extension ActionEffect {
         case delay(@Sendable () async throws -> Void)
         /// A throttled effect: ask the store's schedule what to start, if anything.
         case throttled(@Sendable (ThrottleSchedule) -> ActionEffect?)
+        /// Wait under `id`'s waiting slot (replacing only the effect waiting there), then start
+        /// `effect` as a concatenation under `id`, replacing the one running under it.
+        indirect case deferred(id: AnyHashable, wait: @Sendable () async throws -> Void, effect: ActionEffect)
     }
 
     /// Calls `body` with each part of the effect, in order; a merged effect's parts one by one.
@@ -45,6 +48,8 @@ extension ActionEffect {
             body(.delay(wait))
         case .throttled(let decide):
             body(.throttled(decide))
+        case .deferred(let wait, let effect):
+            body(.deferred(id: id, wait: wait, effect: effect))
         }
     }
 }

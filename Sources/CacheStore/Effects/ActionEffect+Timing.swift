@@ -39,9 +39,10 @@ extension ActionEffect {
     /// The first throttled effect with `id` starts at once. One returned less than `duration` after
     /// the last start waits until `duration` has passed: with `latest` `true`, a newer one replaces it
     /// while it waits (the last one of the interval runs); with `latest` `false`, newer ones are
-    /// dropped while it waits (the first one runs). Throttled effects run under `id`, so a starting
-    /// one cancels the one still running under it (cancel in flight), and ``cancel(id:)`` with `id`
-    /// cancels the one waiting or running. Time is measured from the handler that returned the
+    /// dropped while it waits (the first one runs). A waiting one leaves the one running under `id`
+    /// alone; once its wait is over it starts under `id`, and so cancels the one still running under
+    /// it (cancel in flight). ``cancel(id:)`` with `id` cancels both, the one waiting and the one
+    /// running. Time is measured from the handler that returned the
     /// effect, on `clock`; each store keeps its own schedule per `id`.
     ///
     /// - Parameters:
@@ -64,7 +65,8 @@ extension ActionEffect {
                 case .now:
                     return .concatenate(id: id, [effect])
                 case .at(let deadline):
-                    return .concatenate(id: id, [.delay(until: deadline, on: clock), effect])
+                    return ActionEffect(
+                        id: id, operation: .deferred({ try await clock.sleep(until: deadline, tolerance: nil) }, effect))
                 case .never:
                     return nil
                 }

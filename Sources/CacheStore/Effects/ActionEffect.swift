@@ -86,6 +86,10 @@ public struct ActionEffect<Action> {
         /// A throttled effect: what to start, decided against the store's throttle schedule when it
         /// starts (`nil`: drop it).
         case throttled(@Sendable (ThrottleSchedule) -> ActionEffect?)
+        /// A throttled effect that waits for its turn (it throws when cancelled), then starts
+        /// `ActionEffect` under the effect's id, replacing what runs under it. While it waits, it
+        /// replaces only the one waiting under the id.
+        indirect case deferred(@Sendable () async throws -> Void, ActionEffect)
     }
 
     /// An effect that runs `effect` concurrently and handles the action it returns, if any.

@@ -1,43 +1,34 @@
-/// The parts one step of a concatenation started: the step ends when every one has ended, and
-/// cancelling the concatenation cancels them.
+/// The parts one step of a concatenation started: the step ends when every one has ended.
 ///
-/// `lock` guards the fields below, held only to read or change them; parts are cancelled and the
-/// waiting task resumed with it released.
+/// The parts are effects of their own in the store's ``EffectLifecycle``, each placed as a part of
+/// the concatenation (``parent``), so cancelling the concatenation cancels them there, at once. The
+/// group only counts them, for the concatenation's task to wait on.
+///
+/// `lock` guards the fields below, held only to read or change them; the waiting task is resumed
+/// with it released.
 @usableFromInline
 final class EffectGroup: @unchecked Sendable {
+    /// The concatenation whose step this is: the parts' placement.
+    @usableFromInline let parent: EffectLifecycle.Ticket
     private let lock = Lock()
-    private let runner: EffectRunner
-    private var tickets: [EffectRunner.Ticket] = []
     /// Parts started and not yet ended, plus one while the step is still starting them.
     private var unfinished = 1
     private var waiter: CheckedContinuation<Void, Never>?
     private var cancelled = false
 
     @usableFromInline
-    init(runner: EffectRunner) {
-        self.runner = runner
+    init(parent: EffectLifecycle.Ticket) {
+        self.parent = parent
     }
 
-    /// Whether the concatenation was cancelled: a part not yet started is not started.
+    /// Where the step's parts go in the lifecycle.
     @usableFromInline
-    var isCancelled: Bool {
-        lock.withLock { cancelled }
-    }
+    var placement: EffectLifecycle.Placement { .part(of: parent) }
 
     /// A part is starting; it calls ``partEnded()`` when it has ended, its last action handled.
     @usableFromInline
     func partStarted() {
         lock.withLock { unfinished += 1 }
-    }
-
-    /// The started part runs under `ticket`, to cancel with the concatenation (at once if it was).
-    @usableFromInline
-    func add(_ ticket: EffectRunner.Ticket) {
-        let cancelNow = lock.withLock {
-            if !cancelled { tickets.append(ticket) }
-            return cancelled
-        }
-        if cancelNow { runner.cancel(ticket) }
     }
 
     @usableFromInline
@@ -56,29 +47,25 @@ final class EffectGroup: @unchecked Sendable {
         partEnded()  // every part is started
     }
 
-    /// Waits until each part has ended. When the calling task is cancelled, meanwhile or before,
-    /// cancels the parts.
+    /// Waits until each part has ended, or until the calling task (the concatenation's) is
+    /// cancelled: then its parts were cancelled with it.
     @usableFromInline
     func wait() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 let isDone = lock.withLock {
-                    if unfinished == 0 { return true }
+                    if unfinished == 0 || cancelled { return true }
                     waiter = continuation
                     return false
                 }
                 if isDone { continuation.resume() }
             }
         } onCancel: {
-            cancel()
+            let waiter = lock.withLock {
+                cancelled = true
+                return self.waiter.take()
+            }
+            waiter?.resume()
         }
-    }
-
-    private func cancel() {
-        let tickets = lock.withLock {
-            cancelled = true
-            return self.tickets
-        }
-        for ticket in tickets { runner.cancel(ticket) }
     }
 }

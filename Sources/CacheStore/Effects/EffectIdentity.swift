@@ -17,6 +17,11 @@ package enum EffectIdentity: @unchecked Sendable {
     case given(AnyHashable)
     /// No id was given: equal only to itself, the effect replaces nothing.
     case anonymous(AnonymousEffectID)
+    /// A throttled effect waiting to start under this id (see
+    /// ``ActionEffect/throttle(id:for:clock:latest:)``): it replaces the effect waiting under the id,
+    /// not the one running under it, and is cancelled with both by the id. Never an effect's own
+    /// identity, only one a store's ``EffectLifecycle`` keeps.
+    case waiting(AnyHashable)
 
     /// The identity of `id`, or a new anonymous one for `nil`.
     @inlinable
@@ -32,7 +37,7 @@ package enum EffectIdentity: @unchecked Sendable {
     @inlinable
     package var id: AnyHashable {
         switch self {
-        case .given(let id): id
+        case .given(let id), .waiting(let id): id
         case .anonymous(let anonymous): AnyHashable(anonymous)
         }
     }

@@ -1,5 +1,5 @@
-/// The state of a store's effects, by id: the one place that decides whether an effect's action may
-/// still be handled.
+/// The state of a store's effects: the one place that decides whether an effect's action may still
+/// be handled.
 ///
 /// Each start of an effect gets a token, so a finishing effect never touches a newer one that
 /// reused its id. An effect moves through:
@@ -14,13 +14,28 @@
 /// - A sent action is *admitted* (``beginDelivery(_:on:)``) in the store's turn, just before its
 ///   handler runs, only while the effect is running: an action queued before a cancellation is
 ///   dropped.
-/// - When its work returns, the effect is ended by ``finish(_:)``, in the store's turn too, so after
-///   every action it sent: its last action (the value a single-action effect returns) is admitted
-///   in the same step. After that it is not running, so cancelling it returns `false`.
-/// - ``cancel(_:on:)`` of a running effect removes it. Of an effect whose action is being handled on
-///   another thread at that instant, it marks it `cancelling`: the caller waits for that one
-///   action's handler to return (``endDelivery(_:)``), so that when `cancel` returns `true`,
-///   nothing the effect sent is handled any more.
+/// - When its work returns, the effect is ended by ``finish(_:deliveringLast:on:)``, in the store's
+///   turn too, so after every action it sent, and its last action (the value a single-action effect
+///   returns) is admitted in the same step. A lone effect is then finished: cancelling it returns
+///   `false`. A part of a composed effect stays, delivering, until that action has been handled,
+///   because the composed effect it belongs to still runs.
+/// - ``cancel(_:on:)-(AnyHashable,_)`` of a running effect removes it. Of an effect whose action is
+///   being handled on another thread at that instant, it marks it `cancelling`: the caller waits
+///   for that one action's handler to return (``endDelivery(_:)``), so that when `cancel` returns
+///   `true`, nothing the effect sent is handled any more.
+///
+/// ## Composed effects: a tree
+///
+/// A concatenation (and so a debounced or throttled effect) is an effect whose parts are effects of
+/// their own, each with its own id. The lifecycle knows each part's parent, so that cancelling or
+/// replacing the concatenation removes every part in the same step, under the runner's lock: no
+/// part can deliver after `cancel` returned `true`, even one started an instant before. A part is
+/// started only while its parent still runs (``Placement``).
+///
+/// A part given the id of one of its ancestors (`ActionEffect(id: X) { … }.debounce(id: X, …)`) is
+/// reached through that ancestor: it does not replace it, and cancelling the id cancels both.
+///
+/// ## Cost
 ///
 /// Effects are kept by token, a counter: an anonymous effect (one created without an id, by far the
 /// most common) is started, admitted and finished without hashing or comparing its `AnyHashable` id,
@@ -37,22 +52,55 @@ struct EffectLifecycle {
         case cancelling(deliveringOn: ThreadID)
     }
 
-    /// What ``cancel(_:on:)`` found.
+    /// Where a new effect goes in the tree of running effects.
+    @usableFromInline
+    enum Placement: Sendable {
+        /// On its own: an effect a handler returned.
+        case root
+        /// A part of the composed effect of this ticket; not started once that was cancelled.
+        case part(of: Ticket)
+        /// In place of the effect of this ticket (a throttled effect whose wait is over), which ends
+        /// as this one starts; not started once that was cancelled.
+        case successor(of: Ticket)
+    }
+
+    /// What ``cancel(_:on:)-(AnyHashable,_)`` found.
     enum Cancellation {
         /// No effect runs under the id.
         case notRunning
         /// Cancelled: nothing it sends will be handled.
         case cancelled
-        /// Cancelled, but one of its actions is being handled on this thread now: wait for
-        /// ``isGone(_:)`` before saying that nothing it sends will be handled.
+        /// Cancelled, but one of its actions (or one of its parts') is being handled on this thread
+        /// now: wait for ``isGone(_:)`` before saying that nothing it sends will be handled.
         case awaitingDelivery(on: ThreadID, Ticket)
     }
 
+    /// What ``finish(_:deliveringLast:on:)`` decided about the effect's last action.
+    @usableFromInline
+    enum Finish: Sendable {
+        /// The effect was cancelled or replaced: drop the action.
+        case dropped
+        /// The effect has ended: handle the action.
+        case finished
+        /// Handle the action, then call ``endDelivery(_:)``: the effect is a part of a composed one,
+        /// delivering until then.
+        case deliveringLast
+    }
+
     struct Entry {
-        /// The effect's given id (then it is in ``tokens``) or anonymous identity.
+        /// The effect's given id, anonymous identity, or id it waits to run under.
         let identity: EffectIdentity
         var state: State
         var task: Task<Void, Never>?
+        /// The composed effect this one is a part of.
+        let parent: UInt64?
+        /// The parts started and not yet ended, for a composed effect.
+        var children: [UInt64] = []
+        /// Whether ``tokens`` (or ``waitingTokens``) names this effect for its id: not an anonymous
+        /// one, nor a part that has an ancestor's id.
+        let isNamed: Bool
+        /// Whether the action being delivered is its last: the effect ends with that delivery.
+        var isDeliveringLast = false
     }
 
     /// One start of an effect: the token that tells it from every other start.
@@ -65,9 +113,11 @@ struct EffectLifecycle {
     private var entries: [UInt64: Entry] = [:]
     /// The token of the effect running under each id an effect was given.
     private var tokens: [AnyHashable: UInt64] = [:]
+    /// The token of the throttled effect waiting under each id.
+    private var waitingTokens: [AnyHashable: UInt64] = [:]
     private var lastToken: UInt64 = 0
 
-    /// The ids of the effects running now (not those being cancelled).
+    /// The ids of the effects running now (not those being cancelled), waiting ones included.
     var runningIDs: Set<AnyHashable> {
         Set(
             entries.values.compactMap { entry in
@@ -76,19 +126,46 @@ struct EffectLifecycle {
             })
     }
 
-    /// Starts an effect under `id`; returns its ticket, and the effect it replaces, whose task to
-    /// cancel.
+    /// Starts an effect; returns its ticket, and the tasks of the effects it replaces, to cancel.
     ///
-    /// - Parameter identity: The effect's given id, or its anonymous identity: that is unique, so it
-    ///   replaces nothing and is not entered in ``tokens``.
-    mutating func start(_ identity: EffectIdentity) -> (Ticket, replaced: Entry?) {
+    /// - Parameters:
+    ///   - identity: The effect's given id, its anonymous identity (unique: it replaces nothing and
+    ///     is not entered in ``tokens``), or the id it waits to run under.
+    ///   - placement: On its own, or a part of a running composed effect.
+    ///   - thread: The calling thread (see ``cancel(_:on:)-(AnyHashable,_)``).
+    /// - Returns: `nil` when the composed effect it belongs to was cancelled: do not start it.
+    mutating func start(_ identity: EffectIdentity, _ placement: Placement, on thread: ThreadID) -> (
+        Ticket, replaced: [Task<Void, Never>]
+    )? {
+        var parent: UInt64?
+        switch placement {
+        case .root:
+            break
+        case .part(let composed):
+            guard isRunning(composed.token) else { return nil }
+            parent = composed.token
+        case .successor(let predecessor):
+            guard isRunning(predecessor.token) else { return nil }
+            parent = entries[predecessor.token]?.parent
+            remove(predecessor.token)
+        }
         lastToken += 1
         let token = lastToken
-        entries[token] = Entry(identity: identity, state: .running)
-        var replaced: Entry?
-        if case .given(let id) = identity, let replacedToken = tokens.updateValue(token, forKey: id) {
-            replaced = entries.removeValue(forKey: replacedToken)
+        var replaced: [Task<Void, Never>] = []
+        var isNamed = false
+        switch identity {
+        case .anonymous:
+            break
+        case .given(let id), .waiting(let id):
+            if !hasAncestor(parent, named: identity) {
+                isNamed = true
+                if let old = updateToken(token, for: identity, id) {
+                    replaced = cancelTree(old, on: thread).tasks
+                }
+            }
         }
+        entries[token] = Entry(identity: identity, state: .running, parent: parent, isNamed: isNamed)
+        if let parent { entries[parent]?.children.append(token) }
         return (Ticket(token: token), replaced)
     }
 
@@ -97,6 +174,11 @@ struct EffectLifecycle {
         guard let index = entries.index(forKey: ticket.token) else { return false }
         entries.values[index].task = task
         return true
+    }
+
+    /// Whether the effect of `ticket` runs and was not cancelled.
+    func isRunning(_ ticket: Ticket) -> Bool {
+        isRunning(ticket.token)
     }
 
     /// Admits an action the effect sent, to be handled now on `thread`; `false`: drop it.
@@ -115,7 +197,11 @@ struct EffectLifecycle {
             remove(ticket.token)
             return true
         }
-        entries.values[index].state = .running
+        if entries.values[index].isDeliveringLast {
+            remove(ticket.token)
+        } else {
+            entries.values[index].state = .running
+        }
         return false
     }
 
@@ -124,49 +210,127 @@ struct EffectLifecycle {
         entries[ticket.token] == nil
     }
 
-    /// Ends the effect: its work returned. Returns whether it was still running, that is, whether
-    /// its last action may be handled.
-    mutating func finish(_ ticket: Ticket) -> Bool {
-        remove(ticket.token)
+    /// Ends the effect: its work returned, with a last action to handle or none.
+    ///
+    /// - Returns: Whether the last action may be handled, and whether the effect waits for it (see
+    ///   ``Finish``).
+    mutating func finish(_ ticket: Ticket, deliveringLast: Bool, on thread: ThreadID) -> Finish {
+        guard let index = entries.index(forKey: ticket.token) else { return .dropped }
+        if case .cancelling = entries.values[index].state { return .dropped }
+        guard deliveringLast, entries.values[index].parent != nil else {
+            remove(ticket.token)
+            return .finished
+        }
+        entries.values[index].state = .delivering(on: thread)
+        entries.values[index].isDeliveringLast = true
+        return .deliveringLast
     }
 
-    /// Removes the effect of `token`; returns whether it was there.
+    /// Cancels the effects running and waiting under `id`, with their parts, on behalf of code
+    /// running on `thread`.
     ///
-    /// An identified effect in ``entries`` is always the one ``tokens`` names for its id (starting
-    /// one removes the one it replaces), so its id goes too.
-    @discardableResult
-    private mutating func remove(_ token: UInt64) -> Bool {
-        guard let entry = entries.removeValue(forKey: token) else { return false }
-        if case .given(let id) = entry.identity { tokens[id] = nil }
+    /// - Returns: What was found (see ``Cancellation``), and the tasks to cancel.
+    mutating func cancel(_ id: AnyHashable, on thread: ThreadID) -> (Cancellation, tasks: [Task<Void, Never>]) {
+        let running = tokens[id] ?? anonymousToken(id)
+        let waiting = waitingTokens.isEmpty ? nil : waitingTokens[id]
+        guard running != nil || waiting != nil else { return (.notRunning, []) }
+        var cancellation = Cancellation.cancelled
+        var tasks: [Task<Void, Never>] = []
+        for token in [running, waiting].compactMap(\.self) {
+            let (awaited, treeTasks) = cancelTree(token, on: thread)
+            tasks += treeTasks
+            if let awaited { cancellation = awaited }
+        }
+        return (cancellation, tasks)
+    }
+
+    /// Cancels every effect; returns their tasks.
+    mutating func cancelAll() -> [Task<Void, Never>] {
+        defer {
+            entries = [:]
+            tokens = [:]
+            waitingTokens = [:]
+        }
+        return entries.values.compactMap(\.task)
+    }
+
+    // MARK: - The tree
+
+    private func isRunning(_ token: UInt64) -> Bool {
+        guard let entry = entries[token] else { return false }
+        if case .cancelling = entry.state { return false }
         return true
     }
 
-    /// Cancels the effect running under `id`, if any, on behalf of code running on `thread`.
+    /// Whether the effect of `token`, or one of its ancestors, has `identity`'s id in the same role
+    /// (running, or waiting).
+    private func hasAncestor(_ token: UInt64?, named identity: EffectIdentity) -> Bool {
+        var next = token
+        while let token = next, let entry = entries[token] {
+            switch (entry.identity, identity) {
+            case (.given(let id), .given(let other)) where id == other: return true
+            case (.waiting(let id), .waiting(let other)) where id == other: return true
+            default: next = entry.parent
+            }
+        }
+        return false
+    }
+
+    /// Names `token` the effect of `identity`'s `id`; returns the token it named before.
+    private mutating func updateToken(_ token: UInt64, for identity: EffectIdentity, _ id: AnyHashable) -> UInt64? {
+        if case .waiting = identity { return waitingTokens.updateValue(token, forKey: id) }
+        return tokens.updateValue(token, forKey: id)
+    }
+
+    /// Cancels the effect of `token` and every part of it, on behalf of code running on `thread`.
     ///
-    /// - Returns: What was found (see ``Cancellation``), and the effect's task to cancel.
-    mutating func cancel(_ id: AnyHashable, on thread: ThreadID) -> (Cancellation, task: Task<Void, Never>?) {
-        guard let token = tokens[id] ?? anonymousToken(id) else { return (.notRunning, nil) }
-        return cancel(token: token, on: thread)
+    /// Each is removed, but one whose action is being handled on another thread is marked
+    /// `cancelling`, for the caller to wait for (there is at most one: a store handles one action at
+    /// a time).
+    ///
+    /// - Returns: That delivery, if any, and the tasks to cancel.
+    private mutating func cancelTree(_ token: UInt64, on thread: ThreadID) -> (
+        awaited: Cancellation?, tasks: [Task<Void, Never>]
+    ) {
+        var awaited: Cancellation?
+        var tasks: [Task<Void, Never>] = []
+        var pending = [token]
+        while let token = pending.popLast() {
+            guard let index = entries.index(forKey: token) else { continue }
+            let entry = entries.values[index]
+            pending += entry.children
+            if let task = entry.task { tasks.append(task) }
+            switch entry.state {
+            case .delivering(let deliveringThread) where deliveringThread != thread:
+                unname(entry, token)
+                entries.values[index].state = .cancelling(deliveringOn: deliveringThread)
+                entries.values[index].children = []
+                awaited = .awaitingDelivery(on: deliveringThread, Ticket(token: token))
+            case .cancelling(let deliveringThread):
+                awaited = .awaitingDelivery(on: deliveringThread, Ticket(token: token))
+            case .running, .delivering:
+                remove(token)
+            }
+        }
+        return (awaited, tasks)
     }
 
-    /// Cancels the effect of `ticket`, if it is still in the lifecycle.
-    mutating func cancel(_ ticket: Ticket, on thread: ThreadID) -> (Cancellation, task: Task<Void, Never>?) {
-        cancel(token: ticket.token, on: thread)
+    /// Removes the effect of `token` (not its parts), and its name and place in its parent.
+    private mutating func remove(_ token: UInt64) {
+        guard let entry = entries.removeValue(forKey: token) else { return }
+        unname(entry, token)
+        if let parent = entry.parent, let index = entries.index(forKey: parent) {
+            entries.values[index].children.removeAll { $0 == token }
+        }
     }
 
-    private mutating func cancel(token: UInt64, on thread: ThreadID) -> (Cancellation, task: Task<Void, Never>?) {
-        guard let index = entries.index(forKey: token) else { return (.notRunning, nil) }
-        let (state, task) = (entries.values[index].state, entries.values[index].task)
-        let ticket = Ticket(token: token)
-        switch state {
-        case .delivering(let deliveringThread) where deliveringThread != thread:
-            entries.values[index].state = .cancelling(deliveringOn: deliveringThread)
-            return (.awaitingDelivery(on: deliveringThread, ticket), task)
-        case .cancelling(let deliveringThread):
-            return (.awaitingDelivery(on: deliveringThread, ticket), nil)
-        case .running, .delivering:
-            remove(token)
-            return (.cancelled, task)
+    /// Takes the effect's id off the effect of `token`, if it is named by it.
+    private mutating func unname(_ entry: Entry, _ token: UInt64) {
+        guard entry.isNamed else { return }
+        switch entry.identity {
+        case .given(let id) where tokens[id] == token: tokens[id] = nil
+        case .waiting(let id) where waitingTokens[id] == token: waitingTokens[id] = nil
+        default: break
         }
     }
 
@@ -177,15 +341,6 @@ struct EffectLifecycle {
         return entries.first { _, entry in
             if case .anonymous(let other) = entry.identity { other == anonymous } else { false }
         }?.key
-    }
-
-    /// Cancels every effect; returns their tasks.
-    mutating func cancelAll() -> [Task<Void, Never>] {
-        defer {
-            entries = [:]
-            tokens = [:]
-        }
-        return entries.values.compactMap(\.task)
     }
 }
 

@@ -29,21 +29,33 @@ final class EffectRunner: @unchecked Sendable {
     ///
     /// - Parameters:
     ///   - identity: The effect's given id, or its anonymous identity, which replaces nothing.
-    ///   - makeTask: Makes the effect's task, given the ticket to pass to the other methods. (The
-    ///     caller makes the task, so that its closure is the only one allocated: a closure passed
-    ///     here to be wrapped in the task would be one more allocation and async frame per effect.)
-    /// - Returns: The effect's ticket, to cancel this start of it only (``cancel(_:)-(Ticket)``).
+    ///   - placement: On its own, or a part of a composed effect (see ``EffectLifecycle``).
+    ///   - makeTask: Makes the effect's task, given the ticket to pass to the other methods; `nil`
+    ///     for an effect that delivers at once. (The caller makes the task, so that its closure is
+    ///     the only one allocated: a closure passed here to be wrapped in the task would be one more
+    ///     allocation and async frame per effect.)
+    /// - Returns: The effect's ticket; `nil` when the composed effect it is a part of was
+    ///   cancelled, and then nothing was started.
     @discardableResult
     @usableFromInline
-    func start(_ identity: EffectIdentity, _ makeTask: (Ticket) -> Task<Void, Never>) -> Ticket {
-        let (ticket, replaced) = lock.withLock { lifecycle.start(identity) }
-        if let replaced {
-            lock.broadcast()  // a canceller waiting on the effect this one replaces may stop waiting
-            replaced.task?.cancel()
+    func start(
+        _ identity: EffectIdentity, _ placement: EffectLifecycle.Placement = .root,
+        _ makeTask: (Ticket) -> Task<Void, Never>?
+    ) -> Ticket? {
+        let me = ThreadID.current
+        guard let (ticket, replaced) = lock.withLock({ lifecycle.start(identity, placement, on: me) }) else {
+            return nil
         }
-        let task = makeTask(ticket)
+        for task in replaced { task.cancel() }
+        guard let task = makeTask(ticket) else { return ticket }
         if !lock.withLock({ lifecycle.attach(task, to: ticket) }) { task.cancel() }
         return ticket
+    }
+
+    /// Whether the effect of `ticket` runs and was not cancelled.
+    @usableFromInline
+    func isRunning(_ ticket: Ticket) -> Bool {
+        lock.withLock { lifecycle.isRunning(ticket) }
     }
 
     /// The store's throttle schedule (see ``ActionEffect/throttle(id:for:clock:latest:)``).
@@ -78,40 +90,26 @@ final class EffectRunner: @unchecked Sendable {
         if isAwaited { lock.broadcast() }
     }
 
-    /// Ends the effect; returns whether it was still running (so its last action may be handled).
+    /// Ends the effect, whose work returned with a last action to handle or none; see
+    /// ``EffectLifecycle/finish(_:deliveringLast:on:)``.
     @usableFromInline
-    func finish(_ ticket: Ticket) -> Bool {
-        lock.withLock { lifecycle.finish(ticket) }
+    func finish(_ ticket: Ticket, deliveringLast: Bool) -> EffectLifecycle.Finish {
+        let me = ThreadID.current
+        return lock.withLock { lifecycle.finish(ticket, deliveringLast: deliveringLast, on: me) }
     }
 
-    /// Cancels the effect running under `id`; see ``EffectLifecycle``.
+    /// Cancels the effects running and waiting under `id`, with their parts; see ``EffectLifecycle``.
     ///
-    /// When one of the effect's actions is being handled on another thread, waits for that handler
-    /// to return — unless waiting could deadlock (see ``WaitGraph``): then returns `false`.
+    /// When one of their actions is being handled on another thread, waits for that handler to
+    /// return — unless waiting could deadlock (see ``WaitGraph``): then returns `false`.
     ///
     /// - Returns: Whether an effect was running under `id` and nothing it sends will be handled.
     @discardableResult
     @usableFromInline
     func cancel(_ id: AnyHashable) -> Bool {
-        cancel { lifecycle, me in lifecycle.cancel(id, on: me) }
-    }
-
-    /// Cancels the effect of `ticket` when it still runs, as ``cancel(_:)-(AnyHashable)`` does, and
-    /// never a newer effect with the same id: for a composed effect whose own cancellation ends the
-    /// parts it started.
-    @discardableResult
-    func cancel(_ ticket: Ticket) -> Bool {
-        cancel { lifecycle, me in
-            lifecycle.cancel(ticket, on: me)
-        }
-    }
-
-    private func cancel(
-        _ decide: (inout EffectLifecycle, ThreadID) -> (EffectLifecycle.Cancellation, task: Task<Void, Never>?)
-    ) -> Bool {
         let me = ThreadID.current
-        let (cancellation, task) = lock.withLock { decide(&lifecycle, me) }
-        task?.cancel()
+        let (cancellation, tasks) = lock.withLock { lifecycle.cancel(id, on: me) }
+        for task in tasks { task.cancel() }
         switch cancellation {
         case .notRunning:
             return false

@@ -165,18 +165,13 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         switch part {
         case .action(let action):
             guard let group else { return handle(action) }
-            // A step of a concatenation ends once its action is handled, on every isolation.
-            group.partStarted()
-            perform { [self] in
-                if !group.isCancelled { process(action) }
-                group.partEnded()
-            }
+            startStepAction(action, in: group)
         case .cancel(let id):
             effects.cancel(id)
             effects.forgetThrottle(id)
         case .single(let identity, let operation):
             group?.partStarted()
-            let ticket = effects.start(identity) { ticket in
+            let ticket = effects.start(identity, group?.placement ?? .root) { ticket in
                 // The task holds the engine weakly, so that a released store's state is freed even
                 // while an operation that ignores cancellation runs (a strong capture was 1,000
                 // instructions faster per round trip, and broke that).
@@ -186,65 +181,106 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
                     finish(ticket, delivering: last, then: group)
                 }
             }
-            group?.add(ticket)
+            if ticket == nil { group?.partEnded() }
         case .task(let identity, let work):
             group?.partStarted()
-            let ticket = effects.start(identity) { ticket in
+            let ticket = effects.start(identity, group?.placement ?? .root) { ticket in
                 Task { [weak self] in
                     let last = await work(Send { [weak self] action in self?.deliver(action, from: ticket) })
                     guard let self else { return group?.partEnded() ?? () }
                     finish(ticket, delivering: last, then: group)
                 }
             }
-            group?.add(ticket)
-        case .concatenation, .delay, .throttled:
+            if ticket == nil { group?.partEnded() }
+        case .concatenation, .delay, .throttled, .deferred:
             startComposed(part, in: group)
         }
     }
 
-    /// Starts a concatenation (a debounced or throttled effect is one), or asks the throttle schedule
-    /// what to start.
+    /// Starts a composed part: a concatenation (a debounced effect is one), a lone wait, or a
+    /// throttled effect.
     @usableFromInline
     func startComposed(_ part: ActionEffect<Action>.Part, in group: EffectGroup?) {
+        let placement = group?.placement ?? .root
         switch part {
-        case .concatenation(let id, let effects):
-            // The first step starts now, as a lone effect would, so that it can be cancelled by id at
-            // once; the concatenation's task waits for it, then runs the others.
-            var steps = effects[...]
-            let first = steps.first.flatMap { step in step.isDelay ? nil : steps.removeFirst() }
-            let firstGroup = first.map { _ in EffectGroup(runner: self.effects) }
-            // The steps move into the concatenation's task, as every effect moves into its task.
-            let rest = UncheckedSendable(steps)
+        case .concatenation(let id, let steps):
+            startConcatenation(.given(id), steps, in: group, placement)
+        case .delay(let wait):
+            startConcatenation(EffectIdentity(nil), [ActionEffect(id: nil, operation: .delay(wait))], in: group, placement)
+        case .throttled(let decide):
+            decide(effects.throttles)?.forEachPart { part in start(part, in: group) }
+        case .deferred(let id, let wait, let effect):
+            // Waits in `id`'s waiting slot, leaving the effect running under `id` alone, then starts
+            // in its place (see `EffectLifecycle.Placement.successor`).
+            // The effect moves into the task, as every effect moves into its task.
+            let next = UncheckedSendable((id, effect))
             group?.partStarted()
-            let runner = self.effects
-            let ticket = runner.start(.given(id)) { ticket in
+            let ticket = effects.start(.waiting(id), placement) { ticket in
                 Task { [weak self] in
-                    await firstGroup?.wait()
-                    for step in rest.value where !Task.isCancelled {
-                        if case .delay(let wait) = step.operation {
-                            do { try await wait() } catch { break }
-                            continue
-                        }
-                        let stepGroup = EffectGroup(runner: runner)
-                        stepGroup.start { self?.start(step, in: stepGroup) }
-                        await stepGroup.wait()
-                    }
+                    let isOver = (try? await wait()) != nil
                     guard let self else { return group?.partEnded() ?? () }
+                    if isOver {
+                        let (id, effect) = next.value
+                        startConcatenation(.given(id), [effect], in: group, .successor(of: ticket))
+                    }
                     finish(ticket, delivering: nil, then: group)
                 }
             }
-            group?.add(ticket)
-            if let first, let firstGroup { firstGroup.start { start(first, in: firstGroup) } }
-        case .delay(let wait):
-            start(
-                .concatenation(
-                    id: AnonymousEffectID(), [ActionEffect(id: nil, operation: .delay(wait))]),
-                in: group)
-        case .throttled(let decide):
-            decide(effects.throttles)?.forEachPart { part in start(part, in: group) }
+            if ticket == nil { group?.partEnded() }
         case .action, .cancel, .single, .task:
             start(part, in: group)
         }
+    }
+
+    /// Starts a concatenation of `steps` under `identity`: each step starts once the one before it
+    /// has ended, every part placed as a part of the concatenation, so that cancelling it cancels
+    /// them at once (see ``EffectLifecycle``).
+    @usableFromInline
+    func startConcatenation(
+        _ identity: EffectIdentity, _ steps: [ActionEffect<Action>], in group: EffectGroup?,
+        _ placement: EffectLifecycle.Placement
+    ) {
+        // The first step starts now, as a lone effect would, so that it can be cancelled by id at
+        // once; the concatenation's task waits for it, then runs the others.
+        var rest = steps[...]
+        let first = rest.first.flatMap { step in step.isDelay ? nil : rest.removeFirst() }
+        // The steps move into the concatenation's task, as every effect moves into its task.
+        let later = UncheckedSendable(rest)
+        let runner = effects
+        var firstGroup: EffectGroup?
+        group?.partStarted()
+        let ticket = runner.start(identity, placement) { ticket in
+            let firstSteps = first.map { _ in EffectGroup(parent: ticket) }
+            firstGroup = firstSteps
+            return Task { [weak self] in
+                await firstSteps?.wait()
+                for step in later.value {
+                    guard runner.isRunning(ticket) else { break }
+                    if case .delay(let wait) = step.operation {
+                        do { try await wait() } catch { break }
+                        continue
+                    }
+                    let stepGroup = EffectGroup(parent: ticket)
+                    stepGroup.start { self?.start(step, in: stepGroup) }
+                    await stepGroup.wait()
+                }
+                guard let self else { return group?.partEnded() ?? () }
+                finish(ticket, delivering: nil, then: group)
+            }
+        }
+        guard ticket != nil else { return group?.partEnded() ?? () }
+        if let first, let firstGroup { firstGroup.start { start(first, in: firstGroup) } }
+    }
+
+    /// Starts an immediate action of a concatenation's step: a part of the concatenation like any
+    /// other, handled in the turn unless the concatenation was cancelled by then.
+    @usableFromInline
+    func startStepAction(_ action: Action, in group: EffectGroup) {
+        group.partStarted()
+        guard let ticket = effects.start(EffectIdentity(nil), group.placement, { _ in nil }) else {
+            return group.partEnded()
+        }
+        finish(ticket, delivering: action, then: group)
     }
 
     /// Starts every part of `effect` as parts of `group`.
@@ -258,7 +294,15 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     @inlinable
     func finish(_ ticket: EffectRunner.Ticket, delivering last: Action?, then group: EffectGroup? = nil) {
         perform(waiting: false) { [self] in
-            if effects.finish(ticket), let last { process(last) }
+            switch effects.finish(ticket, deliveringLast: last != nil) {
+            case .dropped:
+                break
+            case .finished:
+                if let last { process(last) }
+            case .deliveringLast:
+                if let last { process(last) }
+                effects.endDelivery(ticket)
+            }
             group?.partEnded()
         }
     }

@@ -315,6 +315,15 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// Waits, producing no action; throws when cancelled.
     private typealias Wait = @Sendable () async throws -> Void
 
+    /// `first`, if any, then `next`.
+    private func chain(_ first: Wait?, _ next: @escaping Wait) -> Wait {
+        guard let first else { return next }
+        return {
+            try await first()
+            try await next()
+        }
+    }
+
     private func enqueue(
         _ effect: ActionEffect<Action>, origin: QueuedEffect<Action>.Origin, groupIDs: [AnyHashable],
         after wait: inout Wait?
@@ -343,23 +352,29 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
                 queue.withValue { $0.removeAll { $0.isCancelled(by: id) } }
                 for effect in effects { enqueue(effect, origin: origin, groupIDs: groupIDs + [id], after: &wait) }
             case .delay(let next):
-                guard let before = wait else {
-                    wait = next
-                    return
-                }
-                wait = {
-                    try await before()
-                    try await next()
-                }
+                wait = chain(wait, next)
             case .throttled(let decide):
                 if let effect = decide(throttles) { enqueue(effect, origin: origin, groupIDs: groupIDs, after: &wait) }
+            case .deferred(let id, let next, let effect):
+                // Replaces the throttled effect waiting under `id`, not the one queued to run under it.
+                let waiting = WaitingThrottle(id: id)
+                queue.withValue { $0.removeAll { $0.isCancelled(by: waiting) } }
+                wait = chain(wait, next)
+                enqueue(effect, origin: origin, groupIDs: groupIDs + [waiting, id], after: &wait)
             }
         }
     }
 
+    /// Marks the parts of a throttled effect waiting under `id` (see `ActionEffect.Part.deferred`).
+    private struct WaitingThrottle: Hashable {
+        let id: AnyHashable
+    }
+
+    /// Queues `effect`, replacing the queued effect with its id, unless that is the id of a
+    /// concatenation it is part of: that names the concatenation, as in a store.
     private func append(_ effect: QueuedEffect<Action>) {
         queue.withValue { queued in
-            queued.removeAll { $0.id == effect.id }
+            if !effect.groupIDs.contains(effect.id) { queued.removeAll { $0.id == effect.id } }
             queued.append(effect)
         }
     }
