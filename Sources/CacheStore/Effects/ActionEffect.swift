@@ -176,9 +176,10 @@ extension ActionEffect.Operation: @unchecked Sendable where Action: Sendable {}
 /// Sends actions from a running ``ActionEffect/run(id:operation:)`` effect back to its store.
 ///
 /// Call it like a function. The action is handled before the call returns, unless the effect was
-/// cancelled, in which case it is dropped. (In a store whose actions are handled on the main actor,
-/// ``ActionIsolation/mainActor``, a call from another thread queues the action on the main queue and
-/// returns at once; the action is handled there, in order, unless the effect is cancelled first.)
+/// cancelled, in which case it is dropped. In a store whose actions are handled on the main actor
+/// (``ActionIsolation/mainActor``), the action is handled on the main queue while the call waits,
+/// so an effect cannot send faster than the main actor handles; the one exception is a main actor
+/// blocked waiting for the effect's thread, where the call returns at once rather than deadlock.
 ///
 /// ```swift
 /// return .run(id: "download") { send in

@@ -70,22 +70,48 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// Handles `action` in the tree's turn (see ``ActionQueue``).
     @inlinable
     func handle(_ action: Action) {
-        if isolation == .mainActor { return perform { [self] in process(action) } }
+        if isolation == .mainActor { return handleOnMainActor(action) }
         guard queue.beginTurn() else { return queue.perform { [self] in process(action) } }
         process(action)
         queue.endTurn()
     }
 
-    /// Runs `work` in the tree's turn, on the main actor when the store's isolation asks for it (then
-    /// asynchronously, in order, unless already on the main thread).
+    /// Handles `action` on the main queue: at once when called there, else sent there without
+    /// waiting (see ``ActionIsolation/mainActor``).
+    @usableFromInline
+    func handleOnMainActor(_ action: Action) {
+        guard MainQueue.isCurrent else { return sendToMainQueue(waiting: false) { [self] in process(action) } }
+        queue.perform { [self] in process(action) }
+    }
+
+    /// Runs `work` in the tree's turn, on the main actor when the store's isolation asks for it.
     ///
-    /// - Parameter waiting: Whether the caller waits for `work` when another thread has the turn
-    ///   (see ``ActionQueue/perform(waiting:_:)``).
+    /// - Parameter waiting: Whether the caller waits for `work`: when another thread has the turn
+    ///   (see ``ActionQueue/perform(waiting:_:)``), or, for a store on the main actor called off the
+    ///   main queue, until the main queue has run it. An effect's `send` waits, so that an effect
+    ///   sending faster than the main actor handles cannot queue actions without bound; it does not
+    ///   when waiting could deadlock (the main queue waits for this thread, see ``WaitGraph``).
     @usableFromInline
     func perform(waiting: Bool = true, _ work: @escaping () -> Void) {
         guard isolation == .mainActor, !MainQueue.isCurrent else { return queue.perform(waiting: waiting, work) }
+        sendToMainQueue(waiting: waiting, work)
+    }
+
+    /// Runs `work` in the tree's turn on the main queue, from another thread; waits for it when
+    /// `waiting` and when waiting cannot deadlock.
+    @usableFromInline
+    func sendToMainQueue(waiting: Bool, _ work: @escaping () -> Void) {
+        let done = waiting ? DispatchSemaphore(value: 0) : nil
         let handOver = UncheckedSendable((queue, work))
-        DispatchQueue.main.async { handOver.value.0.perform(handOver.value.1) }
+        DispatchQueue.main.async {
+            handOver.value.0.perform(handOver.value.1)
+            done?.signal()
+        }
+        guard let done else { return }
+        let me = ThreadID.current
+        guard WaitGraph.shared.beginWait(me, for: .mainQueue) else { return }
+        done.wait()
+        WaitGraph.shared.endWait(me)
     }
 
     /// Handles `action` and starts its effect. In the turn.

@@ -24,8 +24,9 @@ public enum ActionIsolation: Sendable, Equatable {
     /// its observers' `onChange` and its debug output all run on the main thread.
     ///
     /// `handle(action:)` called on the main thread handles the action at once. Called on any other
-    /// thread — an effect sending its action, a background task — it sends the action to the main
-    /// actor, in order, and returns at once. Effects still run off the main actor, in tasks of their
-    /// own.
+    /// thread, a background task for example, it sends the action to the main actor, in order, and
+    /// returns at once. Effects still run off the main actor, in tasks of their own; an effect's
+    /// ``Send`` waits until the main actor has handled its action (so a fast effect cannot flood the
+    /// main queue), unless the main actor is waiting for that effect's thread.
     case mainActor
 }
