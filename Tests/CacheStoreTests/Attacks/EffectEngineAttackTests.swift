@@ -69,7 +69,7 @@ import Testing
         }
         let store = script.makeStore()
         store.handle(action: .start(0))
-        #expect(await eventually(timeout: .seconds(10)) { script.log.values == ["results"] })
+        #expect(await eventually(timeout: .seconds(30)) { script.log.values == ["results"] })
     }
 
     /// `ActionEffect(id: X) { … }.throttle(id: X, …)`: the first throttled effect starts at once.
@@ -80,7 +80,7 @@ import Testing
         }
         let store = script.makeStore()
         store.handle(action: .start(0))
-        #expect(await eventually(timeout: .seconds(10)) { script.log.values == ["refreshed"] })
+        #expect(await eventually(timeout: .seconds(30)) { script.log.values == ["refreshed"] })
     }
 
     /// A concatenation whose first part has the concatenation's own id.
@@ -93,7 +93,7 @@ import Testing
         }
         let store = script.makeStore()
         store.handle(action: .start(0))
-        #expect(await eventually(timeout: .seconds(10)) { script.log.values == ["saved", "synced"] })
+        #expect(await eventually(timeout: .seconds(30)) { script.log.values == ["saved", "synced"] })
     }
 
     // MARK: - Cancelling a concatenation while one of its steps is being handled
@@ -169,7 +169,7 @@ import Testing
             payload = value
             let store = script.makeStore(initialValues: [.payload: value])
             store.handle(action: .start(0))
-            #expect(await eventually(timeout: .seconds(10)) { !store.runningEffectIDs.isEmpty })
+            #expect(await eventually(timeout: .seconds(30)) { !store.runningEffectIDs.isEmpty })
         }
         #expect(
             await eventually(timeout: .seconds(5)) { payload == nil },
@@ -192,7 +192,7 @@ import Testing
             payload = value
             let store = script.makeStore(initialValues: [.payload: value])
             store.handle(action: .start(0))
-            #expect(await eventually(timeout: .seconds(10)) { !store.runningEffectIDs.isEmpty })
+            #expect(await eventually(timeout: .seconds(30)) { !store.runningEffectIDs.isEmpty })
         }
         #expect(await eventually(timeout: .seconds(5)) { payload == nil })
     }
@@ -362,7 +362,7 @@ import Testing
                 store.handle(action: .start(run))
                 if store.cancel(id: ID.chain) { cancelledRuns.append(run) }
                 let deadline = Date().addingTimeInterval(30)
-                while !store.runningEffectIDs.isEmpty, Date() < deadline { sched_yield() }
+                while !store.runningEffectIDs.isEmpty, Date() < deadline { usleep(100) }
             }
             return cancelledRuns
         }
@@ -390,7 +390,7 @@ import Testing
                 store.handle(action: .start(2 * pair))
                 store.handle(action: .start(2 * pair + 1))
                 let deadline = Date().addingTimeInterval(30)
-                while !store.runningEffectIDs.isEmpty, Date() < deadline { sched_yield() }
+                while !store.runningEffectIDs.isEmpty, Date() < deadline { usleep(100) }
             }
         }
         #expect(await eventually(timeout: .seconds(30)) { store.runningEffectIDs.isEmpty })
@@ -501,7 +501,7 @@ import Testing
         store.handle(action: .start(0))
         #expect(store.cancel(id: ID.refresh))
         store.handle(action: .start(1))
-        #expect(await eventually(timeout: .seconds(10)) { script.log.values == ["refresh 1"] })
+        #expect(await eventually(timeout: .seconds(30)) { script.log.values == ["refresh 1"] })
     }
 
     /// An empty concatenation and a merge of nothing leave no effect running.
@@ -588,25 +588,29 @@ import Testing
     /// A `.mainActor` store cancelled on the main actor while its effect's actions wait in the main
     /// queue: none of them is handled; then the released store is freed and handles nothing more.
     @Test func aMainActorStoresQueuedEffectActionsAreDroppedByCancelAndRelease() async {
-        let sending = DispatchSemaphore(value: 0)
+        let (running, go) = (AttackBox(false), AttackBox(false))
         let script = Script { _ in
             .run(id: ID.chain) { send in
-                sending.signal()
+                running.value = true
+                while !go.value { await Task.yield() }
                 for tick in 0..<50 { send(.got("tick \(tick)")) }
             }
         }
         let holder = AttackBox<Payload?>(Payload())
         weak let payload = holder.value
-        let cancelled = await MainActor.run { () -> Bool in
-            let store = script.makeStore(isolation: .mainActor, initialValues: [.payload: holder.value as Any])
-            holder.value = nil
-            store.handle(action: .start(0))
-            // Block the main actor until the first tick is queued behind it, then cancel.
-            _ = sending.wait(timeout: .now() + 30)
-            Thread.sleep(forTimeInterval: 0.1)
-            return store.cancel(id: ID.chain)
+        var store: Attacked? = script.makeStore(isolation: .mainActor, initialValues: [.payload: holder.value as Any])
+        holder.value = nil
+        store?.handle(action: .start(0))
+        #expect(await eventually(timeout: .seconds(30)) { running.value })
+        // Keep the main actor busy while the first tick is queued behind it, then cancel. (The main
+        // actor must not wait for the effect itself: that is the one wait the store cannot see.)
+        let cancelled = await MainActor.run { [store] () -> Bool? in
+            go.value = true
+            Thread.sleep(forTimeInterval: 0.2)
+            return store?.cancel(id: ID.chain)
         }
-        #expect(cancelled)
+        #expect(cancelled == true)
+        store = nil
         #expect(await eventually(timeout: .seconds(30)) { payload == nil })
         try? await Task.sleep(for: .milliseconds(200))
         #expect(script.log.values.isEmpty, "\(script.log.values.count) ticks handled after cancel(id:) returned true")
@@ -628,6 +632,31 @@ import Testing
         #expect(await eventually(timeout: .seconds(30)) { script.log.values.count == 20 })
         #expect(script.log.values == (0..<20).map { "tick \($0)" })
         #expect(!threads.values.contains(false), "an action was handled off the main queue")
+    }
+
+    /// An effect that sends in a loop to a `.mainActor` store while the main actor is busy: its sends
+    /// wait, so it does not queue actions on the main queue without bound (the cause of the soak
+    /// run's 24 GB: each send was a `DispatchQueue.main.async` that returned at once).
+    @Test func aFastEffectOfAMainActorStoreWaitsForTheMainActor() async {
+        let sends = AttackBox(0)
+        let script = Script { _ in
+            .run(id: ID.chain) { send in
+                while !Task.isCancelled {
+                    sends.value += 1
+                    send(.got("tick"))
+                }
+            }
+        }
+        let store = script.makeStore(isolation: .mainActor)
+        store.handle(action: .start(0))
+        #expect(await eventually(timeout: .seconds(30)) { sends.value > 0 })
+        let sentWhileBusy = await MainActor.run { () -> Int in
+            let before = sends.value
+            Thread.sleep(forTimeInterval: 0.3)  // the main actor is busy
+            return sends.value - before
+        }
+        #expect(sentWhileBusy <= 1, "the effect sent \(sentWhileBusy) actions while the main actor was busy")
+        #expect(store.cancel(id: ID.chain))
     }
 
     /// "Each action sent is handled before `send` returns" (EffectsAndCancellation.md, ``Send``):

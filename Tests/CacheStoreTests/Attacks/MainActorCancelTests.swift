@@ -12,9 +12,13 @@ import Testing
         let countsAtCancel = await offThePool { () -> [Int: Int] in
             var countsAtCancel: [Int: Int] = [:]
             for run in 0..<runs {
+                // Sent from this thread, the start is handled later, on the main queue: cancel only
+                // once the effect runs, or it would tick on, unseen, until the store is released.
                 store.handle(action: .startTicking(run: run))
+                let started = Date().addingTimeInterval(30)
+                while !store.runningEffectIDs.contains(run), Date() < started { usleep(100) }
                 let deadline = Date().addingTimeInterval(2)
-                while tally.ticks(of: run) == 0, Date() < deadline { sched_yield() }
+                while tally.ticks(of: run) == 0, Date() < deadline { usleep(100) }
                 if store.cancel(id: run) { countsAtCancel[run] = tally.ticks(of: run) }
             }
             return countsAtCancel
