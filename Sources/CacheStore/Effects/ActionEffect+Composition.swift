@@ -3,6 +3,9 @@ extension ActionEffect {
     ///
     /// Each part keeps its own id: it starts (replacing an effect running under its id), and is
     /// cancelled by ``cancel(id:)`` or ``Store/cancel(id:)``, as if its handler had returned it alone.
+    /// The merged effect itself runs only as its parts: its own ``id`` names nothing to cancel. To
+    /// cancel several effects under one id, give them to ``concatenate(id:_:)-(AnyHashable?,ActionEffect?...)``
+    /// or cancel each by its id.
     /// So a handler can cancel one effect and start another in one action:
     ///
     /// ```swift
@@ -106,8 +109,8 @@ extension ActionEffect {
             operation = .concatenated(effects.map { $0.map(transform) })
         case .delay(let wait):
             operation = .delay(wait)
-        case .throttled(let decide):
-            operation = .throttled { schedule in decide(schedule)?.map(transform) }
+        case .decidedAtStart(let decide):
+            operation = .decidedAtStart { schedule in decide(schedule)?.map(transform) }
         case .deferred(let wait, let effect):
             operation = .deferred(wait, effect.map(transform))
         }

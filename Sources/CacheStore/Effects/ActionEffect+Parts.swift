@@ -15,8 +15,9 @@ extension ActionEffect {
         case concatenation(id: AnyHashable, [ActionEffect])
         /// Wait, producing no action, before what follows in a concatenation; throws when cancelled.
         case delay(@Sendable () async throws -> Void)
-        /// A throttled effect: ask the store's schedule what to start, if anything.
-        case throttled(@Sendable (ThrottleSchedule) -> ActionEffect?)
+        /// Ask, now that the effect starts, what to start, if anything (a debounce reads its clock, a
+        /// throttle the store's schedule).
+        case decidedAtStart(@Sendable (ThrottleSchedule) -> ActionEffect?)
         /// Wait under `id`'s waiting slot (replacing only the effect waiting there), then start
         /// `effect` as a concatenation under `id`, replacing the one running under it.
         indirect case deferred(id: AnyHashable, wait: @Sendable () async throws -> Void, effect: ActionEffect)
@@ -46,8 +47,8 @@ extension ActionEffect {
             body(.concatenation(id: id, effects))
         case .delay(let wait):
             body(.delay(wait))
-        case .throttled(let decide):
-            body(.throttled(decide))
+        case .decidedAtStart(let decide):
+            body(.decidedAtStart(decide))
         case .deferred(let wait, let effect):
             body(.deferred(id: id, wait: wait, effect: effect))
         }

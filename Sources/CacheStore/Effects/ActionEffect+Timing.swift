@@ -23,8 +23,16 @@ extension ActionEffect {
     ///   - clock: The clock to wait on.
     /// - Returns: The debounced effect.
     public func debounce<C: Clock>(id: AnyHashable, for duration: C.Duration, clock: C) -> ActionEffect {
-        let deadline = clock.now.advanced(by: duration)
-        return .concatenate(id: id, [.delay(until: deadline, on: clock), self])
+        // The deadline is read when the effect starts, so a debounced effect made once and returned
+        // later is timed from the handler that returned it. (The effect moves into the task that
+        // starts it, as every effect does; ids are immutable values by contract.)
+        let effect = UncheckedSendable((id, self))
+        return ActionEffect(
+            id: id,
+            operation: .decidedAtStart { _ in
+                let (id, effect) = effect.value
+                return .concatenate(id: id, [.delay(until: clock.now.advanced(by: duration), on: clock), effect])
+            })
     }
 
     /// This effect, started at most once per `duration` on `clock` among effects with the same `id`:
@@ -53,20 +61,22 @@ extension ActionEffect {
     ///     or is dropped (`false`).
     /// - Returns: The throttled effect.
     public func throttle<C: Clock>(id: AnyHashable, for duration: C.Duration, clock: C, latest: Bool) -> ActionEffect {
-        let now = clock.now
         // An effect moves into the task that starts it, as every effect does; ids are immutable
         // values by contract (`AnyHashable` is not marked `Sendable`).
         let effect = UncheckedSendable((id, self))
         return ActionEffect(
             id: id,
-            operation: .throttled { schedule in
+            operation: .decidedAtStart { schedule in
                 let (id, effect) = effect.value
+                let now = clock.now  // when the effect starts: right after the handler that returned it
                 switch schedule.start(id, at: now, interval: duration, latest: latest) {
                 case .now:
                     return .concatenate(id: id, [effect])
                 case .at(let deadline):
-                    return ActionEffect(
-                        id: id, operation: .deferred({ try await clock.sleep(until: deadline, tolerance: nil) }, effect))
+                    let wait: @Sendable () async throws -> Void = {
+                        try await clock.sleep(until: deadline, tolerance: nil)
+                    }
+                    return ActionEffect(id: id, operation: .deferred(wait, effect))
                 case .never:
                     return nil
                 }

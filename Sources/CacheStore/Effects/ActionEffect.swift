@@ -60,6 +60,9 @@
 /// - ``id``
 public struct ActionEffect<Action> {
     /// The identity under which the effect runs; a new effect with the same id replaces it.
+    ///
+    /// A merged effect (``merge(_:)-(ActionEffect?...)``) runs as its parts, each under its own id:
+    /// its own id names nothing a store runs.
     @inlinable public var id: AnyHashable { identity.id }
     /// The id given, or the anonymous identity made for the effect (see ``EffectIdentity``).
     @usableFromInline package let identity: EffectIdentity
@@ -83,9 +86,11 @@ public struct ActionEffect<Action> {
         /// Waits (for a debounce's or a throttle's deadline) and produces no action; it throws when
         /// cancelled. Only inside a concatenation.
         case delay(@Sendable () async throws -> Void)
-        /// A throttled effect: what to start, decided against the store's throttle schedule when it
-        /// starts (`nil`: drop it).
-        case throttled(@Sendable (ThrottleSchedule) -> ActionEffect?)
+        /// What to start, decided when the effect starts, not when it is made (`nil`: nothing): a
+        /// debounced effect's deadline, read from its clock then; a throttled effect, decided against
+        /// the store's throttle schedule then. So an effect made once and returned later is timed
+        /// from the handler that returned it.
+        case decidedAtStart(@Sendable (ThrottleSchedule) -> ActionEffect?)
         /// A throttled effect that waits for its turn (it throws when cancelled), then starts
         /// `ActionEffect` under the effect's id, replacing what runs under it. While it waits, it
         /// replaces only the one waiting under the id.

@@ -116,6 +116,9 @@ struct EffectLifecycle {
     /// The token of the throttled effect waiting under each id.
     private var waitingTokens: [AnyHashable: UInt64] = [:]
     private var lastToken: UInt64 = 0
+    /// The ids of waiting throttled effects cancelled since ``takeAbandonedThrottles()``: the
+    /// throttle schedule must forget the start it booked for each (see ``ThrottleSchedule``).
+    private var abandonedThrottles: [AnyHashable] = []
 
     /// The ids of the effects running now (not those being cancelled), waiting ones included.
     var runningIDs: Set<AnyHashable> {
@@ -161,6 +164,8 @@ struct EffectLifecycle {
                 isNamed = true
                 if let old = updateToken(token, for: identity, id) {
                     replaced = cancelTree(old, on: thread).tasks
+                    // A waiting throttled effect replacing one: the new one keeps the booked start.
+                    if case .waiting = identity { abandonedThrottles.removeAll { $0 == id } }
                 }
             }
         }
@@ -244,6 +249,14 @@ struct EffectLifecycle {
         return (cancellation, tasks)
     }
 
+    /// The ids of the waiting throttled effects cancelled since the last call, or replaced by
+    /// anything but another waiting one (see ``abandonedThrottles``).
+    mutating func takeAbandonedThrottles() -> [AnyHashable] {
+        guard !abandonedThrottles.isEmpty else { return [] }
+        defer { abandonedThrottles = [] }
+        return abandonedThrottles
+    }
+
     /// Cancels every effect; returns their tasks.
     mutating func cancelAll() -> [Task<Void, Never>] {
         defer {
@@ -307,8 +320,12 @@ struct EffectLifecycle {
                 entries.values[index].children = []
                 awaited = .awaitingDelivery(on: deliveringThread, Ticket(token: token))
             case .cancelling(let deliveringThread):
-                awaited = .awaitingDelivery(on: deliveringThread, Ticket(token: token))
+                // Being handled on this very thread: the caller is inside that handler.
+                if deliveringThread != thread {
+                    awaited = .awaitingDelivery(on: deliveringThread, Ticket(token: token))
+                }
             case .running, .delivering:
+                if case .waiting(let id) = entry.identity { abandonedThrottles.append(id) }
                 remove(token)
             }
         }

@@ -43,9 +43,11 @@ final class EffectRunner: @unchecked Sendable {
         _ makeTask: (Ticket) -> Task<Void, Never>?
     ) -> Ticket? {
         let me = ThreadID.current
-        guard let (ticket, replaced) = lock.withLock({ lifecycle.start(identity, placement, on: me) }) else {
-            return nil
+        let (started, abandoned) = lock.withLock {
+            (lifecycle.start(identity, placement, on: me), lifecycle.takeAbandonedThrottles())
         }
+        forgetThrottles(abandoned)
+        guard let (ticket, replaced) = started else { return nil }
         for task in replaced { task.cancel() }
         guard let task = makeTask(ticket) else { return ticket }
         if !lock.withLock({ lifecycle.attach(task, to: ticket) }) { task.cancel() }
@@ -73,6 +75,12 @@ final class EffectRunner: @unchecked Sendable {
     @usableFromInline
     func forgetThrottle(_ id: AnyHashable) {
         lock.withLock { throttleSchedule }?.forget(id)
+    }
+
+    /// Forgets the starts booked for cancelled waiting throttled effects, so that the next one with
+    /// their id is not dropped as if they were still due.
+    private func forgetThrottles(_ ids: [AnyHashable]) {
+        for id in ids { forgetThrottle(id) }
     }
 
     /// Admits an action the effect sent, to be handled now by the calling thread.
@@ -108,7 +116,11 @@ final class EffectRunner: @unchecked Sendable {
     @usableFromInline
     func cancel(_ id: AnyHashable) -> Bool {
         let me = ThreadID.current
-        let (cancellation, tasks) = lock.withLock { lifecycle.cancel(id, on: me) }
+        let (cancellation, tasks, abandoned) = lock.withLock {
+            let (cancellation, tasks) = lifecycle.cancel(id, on: me)
+            return (cancellation, tasks, lifecycle.takeAbandonedThrottles())
+        }
+        forgetThrottles(abandoned)
         for task in tasks { task.cancel() }
         switch cancellation {
         case .notRunning:

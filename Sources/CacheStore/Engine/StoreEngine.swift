@@ -218,13 +218,13 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
                 }
             }
             if ticket == nil { group?.partEnded() }
-        case .concatenation, .delay, .throttled, .deferred:
+        case .concatenation, .delay, .decidedAtStart, .deferred:
             startComposed(part, in: group)
         }
     }
 
-    /// Starts a composed part: a concatenation (a debounced effect is one), a lone wait, or a
-    /// throttled effect.
+    /// Starts a composed part: a concatenation, a lone wait, an effect decided at its start (a
+    /// debounced or throttled one), or a throttled effect waiting for its turn.
     @usableFromInline
     func startComposed(_ part: ActionEffect<Action>.Part, in group: EffectGroup?) {
         let placement = group?.placement ?? .root
@@ -232,8 +232,9 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         case .concatenation(let id, let steps):
             startConcatenation(.given(id), steps, in: group, placement)
         case .delay(let wait):
-            startConcatenation(EffectIdentity(nil), [ActionEffect(id: nil, operation: .delay(wait))], in: group, placement)
-        case .throttled(let decide):
+            let delay = ActionEffect<Action>(id: nil, operation: .delay(wait))
+            startConcatenation(EffectIdentity(nil), [delay], in: group, placement)
+        case .decidedAtStart(let decide):
             decide(effects.throttles)?.forEachPart { part in start(part, in: group) }
         case .deferred(let id, let wait, let effect):
             // Waits in `id`'s waiting slot, leaving the effect running under `id` alone, then starts

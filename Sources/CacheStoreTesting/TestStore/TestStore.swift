@@ -353,7 +353,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
                 for effect in effects { enqueue(effect, origin: origin, groupIDs: groupIDs + [id], after: &wait) }
             case .delay(let next):
                 wait = chain(wait, next)
-            case .throttled(let decide):
+            case .decidedAtStart(let decide):
                 if let effect = decide(throttles) { enqueue(effect, origin: origin, groupIDs: groupIDs, after: &wait) }
             case .deferred(let id, let next, let effect):
                 // Replaces the throttled effect waiting under `id`, not the one queued to run under it.
