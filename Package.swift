@@ -22,7 +22,13 @@ let package = Package(
         .executable(name: "PostsDemo", targets: ["PostsDemo"]),
     ],
     targets: [
-        .target(name: "CacheStore", swiftSettings: strictLibrarySettings + explicitSendable),
+        .target(
+            name: "CacheStore",
+            dependencies: ["CacheStoreAtomics"],
+            swiftSettings: strictLibrarySettings + explicitSendable
+        ),
+        // The atomic word of a store's turn (C11 builtins; Swift's `Atomic` needs macOS 15).
+        .target(name: "CacheStoreAtomics"),
         .target(
             name: "CacheStoreTesting",
             dependencies: ["CacheStore"],

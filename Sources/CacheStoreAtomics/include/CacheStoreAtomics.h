@@ -1,0 +1,26 @@
+#ifndef CACHESTORE_ATOMICS_H
+#define CACHESTORE_ATOMICS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+// One machine word read and changed atomically, for the store's turn (ActionQueue.swift): Swift's
+// `Atomic` (Synchronization) needs macOS 15 / iOS 18, and this package supports macOS 14 / iOS 17.
+// `static inline`, so that Swift inlines each into its caller: no call, one instruction each.
+
+/// Replaces `*word` with `desired` if it holds `expected` (acquire-release); returns whether it did.
+static inline bool cachestore_atomic_compare_exchange(uintptr_t *word, uintptr_t expected, uintptr_t desired) {
+    return __atomic_compare_exchange_n(word, &expected, desired, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE);
+}
+
+/// The value of `*word` (acquire).
+static inline uintptr_t cachestore_atomic_load(const uintptr_t *word) {
+    return __atomic_load_n(word, __ATOMIC_ACQUIRE);
+}
+
+/// Sets `*word` to `value` (release).
+static inline void cachestore_atomic_store(uintptr_t *word, uintptr_t value) {
+    __atomic_store_n(word, value, __ATOMIC_RELEASE);
+}
+
+#endif
