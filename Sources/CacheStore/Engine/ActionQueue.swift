@@ -14,15 +14,26 @@
 /// So whenever `handle(action:)` returns on a thread that was not inside a handler, its action has
 /// been handled; and no two handlers of one tree ever run at once.
 ///
-/// ## Lock
+/// ## The turn word and the lock
 ///
-/// `lock` guards the fields below and is held only to read or change them, never while work runs.
+/// `turn` says who handles: `0` when the tree is idle, else the handling thread's ``ThreadID/word``,
+/// with ``queuedFlag`` set while work is queued for it. Beginning and ending a turn with nothing
+/// queued is one compare-and-exchange each, with no lock: a plain `handle` takes no lock for its
+/// turn. `lock` guards the queue (the fields below), and is held only to read or change it, never
+/// while work runs. The flag is set, and `turn` changed from idle to a thread, under `lock` on the
+/// slow path; the handling thread clears the flag only under `lock` with the queue empty. So work
+/// queued is always seen: either the handling thread's lock-free end fails on the flag and it
+/// drains, or the end wins and the sender finds the tree idle and handles the work itself.
+///
+/// (Callgrind, `store-handle` at 10 keys: 2,216 instructions per action with the turn's two lock
+/// round trips, 2,095 with these two compare-and-exchanges; and four atomic instructions fewer.)
 @usableFromInline
 final class ActionQueue: @unchecked Sendable {
+    /// Who handles the tree's actions now, and whether work is queued (see the type's discussion).
+    @usableFromInline let turn = AtomicWord(0)
     @usableFromInline let lock = ConditionLock()
-    /// The handling thread, or `nil` when the tree is idle. Guarded by `lock`, as is every `var` below.
-    @exclusivity(unchecked) @usableFromInline var handlingThread: ThreadID?
-    /// Work queued for the handling thread, oldest first from `head`.
+    /// Work queued for the handling thread, oldest first from `head`. Guarded by `lock`, as is every
+    /// `var` below but `hasDebugLog`.
     @exclusivity(unchecked) @usableFromInline var queued: [QueuedWork?] = []
     @exclusivity(unchecked) @usableFromInline var head = 0
     /// How many items were ever queued, and how many of those are done: a waiter waits for its own.
@@ -33,33 +44,23 @@ final class ActionQueue: @unchecked Sendable {
     /// that wants its action's report. Guarded by the turn (not by `lock`); set once, never unset.
     @exclusivity(unchecked) @usableFromInline var hasDebugLog = false
 
+    /// The bit of `turn` set while work is queued: a thread's word never has it (see ``ThreadID/word``).
+    @inlinable static var queuedFlag: UInt { 1 }
+
     @inlinable init() {}
 
     /// Makes the calling thread the handling thread and returns `true`, or returns `false` when
     /// another thread, or this one already, is handling.
     @inlinable
     func beginTurn() -> Bool {
-        lock.lock()
-        guard handlingThread == nil else {
-            lock.unlock()
-            return false
-        }
-        handlingThread = .current
-        lock.unlock()
-        return true
+        turn.compareExchange(expected: 0, desired: ThreadID.current.word)
     }
 
     /// Runs the work queued during the turn, in order, then ends the turn.
     @inlinable
     func endTurn() {
-        lock.lock()
-        if queued.isEmpty {
-            handlingThread = nil
-            lock.unlock()
-            return
-        }
-        lock.unlock()
-        drainQueued()
+        if turn.compareExchange(expected: ThreadID.current.word, desired: 0) { return }
+        drainQueued()  // the flag is set: work was queued
     }
 
     /// Runs queued work until none is left, then ends the turn and wakes the waiting senders.
@@ -70,7 +71,8 @@ final class ActionQueue: @unchecked Sendable {
             guard head < queued.count else {
                 queued.removeAll(keepingCapacity: queued.count <= 1_024)
                 head = 0
-                handlingThread = nil
+                // Senders change `turn` only under `lock`, and nobody begins a turn that is taken.
+                turn.store(0)
                 let hasWaiters = waiterCount > 0
                 lock.unlock()
                 if hasWaiters { lock.broadcast() }
@@ -99,16 +101,28 @@ final class ActionQueue: @unchecked Sendable {
     func perform(waiting: Bool = true, _ work: @escaping () -> Void) {
         let me = ThreadID.current
         lock.lock()
-        guard let holder = handlingThread else {
-            handlingThread = me
-            lock.unlock()
-            work()
-            return drainQueued()
+        var state = turn.load()
+        while true {
+            if state == 0 {
+                guard turn.compareExchange(expected: 0, desired: me.word) else {
+                    state = turn.load()
+                    continue
+                }
+                lock.unlock()
+                work()
+                return drainQueued()
+            }
+            // Flag the queued work; fails when the handling thread ended its turn meanwhile.
+            if state & Self.queuedFlag != 0 || turn.compareExchange(expected: state, desired: state | Self.queuedFlag) {
+                break
+            }
+            state = turn.load()
         }
         queued.append(QueuedWork(run: work))
         queuedCount += 1
         let ticket = queuedCount
         lock.unlock()
+        let holder = ThreadID(word: state & ~Self.queuedFlag)
         guard waiting, holder != me, WaitGraph.shared.beginWait(me, for: holder) else { return }
         lock.lock()
         waiterCount += 1
@@ -124,10 +138,7 @@ final class ActionQueue: @unchecked Sendable {
     /// handler of another store (a test store, configuration), so the wait cannot close a cycle.
     @usableFromInline
     func performAndWait<Result>(_ body: @escaping () -> Result) -> Result {
-        lock.lock()
-        let isHandlingThread = handlingThread == .current
-        lock.unlock()
-        if isHandlingThread { return body() }
+        if turn.load() & ~Self.queuedFlag == ThreadID.current.word { return body() }
         var result: Result?
         perform { result = body() }
         guard let result else {

@@ -22,6 +22,27 @@ struct ThreadID: Equatable, @unchecked Sendable {
         self.thread = thread
     }
 
+    /// The thread as one machine word, never `0`, with its lowest bit clear (`pthread_t` is the
+    /// address of the thread's descriptor): for ``ActionQueue``'s turn word.
+    @inlinable
+    var word: UInt {
+        #if canImport(Darwin)
+            UInt(bitPattern: thread)
+        #else
+            UInt(thread)
+        #endif
+    }
+
+    /// The thread whose ``word`` is `word`.
+    @inlinable
+    init(word: UInt) {
+        #if canImport(Darwin)
+            thread = pthread_t(bitPattern: word).unsafelyUnwrapped
+        #else
+            thread = pthread_t(word)
+        #endif
+    }
+
     @inlinable
     static func == (lhs: ThreadID, rhs: ThreadID) -> Bool {
         pthread_equal(lhs.thread, rhs.thread) != 0
