@@ -119,10 +119,10 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     // MARK: Writing
 
     @inlinable
-    func write(_ value: Any?, for key: Key) -> Any? {
+    func write(_ value: consuming Any?, for key: Key) -> Any? {
         var publication = Publication<Key>()
         lock.lock()
-        let previous = writeLocked(value, for: key, into: &publication)
+        let previous = writeLocked(consume value, for: key, into: &publication)
         lock.unlock()
         if !publication.isEmpty { publish(publication) }
         return previous
@@ -132,10 +132,14 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     func writeAll(_ keys: [Key], _ values: inout [Any?]) {
         var publication = Publication<Key>()
         lock.lock()
-        for index in keys.indices {
-            var value: Any?
-            swap(&value, &values[index])
-            values[index] = writeLocked(consume value, for: keys[index], into: &publication)
+        // Each value is moved out and its replaced value moved in: no copy, and no `Any?` assignment
+        // through the runtime's value witnesses (callgrind, `store-handle`: 1,732 → 1,602 per action).
+        values.withUnsafeMutableBufferPointer { buffer in
+            let start = buffer.baseAddress.unsafelyUnwrapped
+            for index in keys.indices {
+                let slot = start + index
+                slot.initialize(to: writeLocked(slot.move(), for: keys[index], into: &publication))
+            }
         }
         lock.unlock()
         if !publication.isEmpty { publish(publication) }
@@ -147,11 +151,13 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     @inlinable
     func writeLocked(_ value: consuming Any?, for key: Key, into publication: inout Publication<Key>) -> Any? {
         let previous: Any?
-        if let value = consume value {
+        // Tested, not unwrapped: `if let` copied the value and destroyed the copy, both through the
+        // runtime's value witnesses (callgrind, `store-handle`: 2,095 → 2,034 per action).
+        if value != nil {
             var wasEmptySlot = false
             var observation: KeyObservation?
             previous = Self.store(
-                value, in: &slots[key, default: Slot(value: nil)], wasEmptySlot: &wasEmptySlot,
+                consume value, in: &slots[key, default: Slot(value: nil)], wasEmptySlot: &wasEmptySlot,
                 observation: &observation)
             if wasEmptySlot { emptySlotCount -= 1 }
             if let observation { publication.noteObservation(observation) }
@@ -172,9 +178,9 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     /// subject to notify when it was observed.
     @inlinable
     static func store(
-        _ value: consuming Any, in slot: inout Slot, wasEmptySlot: inout Bool, observation: inout KeyObservation?
+        _ value: consuming Any?, in slot: inout Slot, wasEmptySlot: inout Bool, observation: inout KeyObservation?
     ) -> Any? {
-        var previous: Any? = consume value
+        var previous = consume value
         swap(&previous, &slot.value)
         wasEmptySlot = previous == nil && slot.observation != nil
         observation = slot.observation

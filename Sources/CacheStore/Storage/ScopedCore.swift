@@ -75,9 +75,9 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     }
 
     @inlinable
-    func write(_ value: Any?, for key: Key) -> Any? {
-        guard let parentKey = parentKey(for: key) else { return local.write(value, for: key) }
-        guard let previous = parentAccess.write(parentKey, value) else {
+    func write(_ value: consuming Any?, for key: Key) -> Any? {
+        guard let parentKey = parentKey(for: key) else { return local.write(consume value, for: key) }
+        guard let previous = parentAccess.write(parentKey, consume value) else {
             return fallbacks.isEmpty ? nil : fallbacks[key]
         }
         return previous

@@ -21,8 +21,12 @@ protocol StorageCore<Key>: AnyObject, Sendable {
 
     /// Sets (or, for `nil`, removes) the value of `key`, then tells its observers.
     ///
+    /// `value` is consumed, here and in ``CoreAccess/write``: passed borrowed, each core copied it
+    /// into its storage and the caller destroyed the original (callgrind, `store-handle`: 1,923 →
+    /// 1,732 instructions per action).
+    ///
     /// - Returns: The value it replaced, which the caller releases.
-    func write(_ value: Any?, for key: Key) -> Any?
+    func write(_ value: consuming Any?, for key: Key) -> Any?
 
     /// Applies every write at once (no reader sees part of them), then tells observers.
     ///
@@ -64,13 +68,13 @@ extension StorageCore {
 @usableFromInline
 struct CoreAccess<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     @usableFromInline let read: (Key, _ observing: Bool) -> Any?
-    @usableFromInline let write: (Key, Any?) -> Any?
+    @usableFromInline let write: (Key, consuming Any?) -> Any?
     @usableFromInline let writeAll: ([Key], inout [Any?]) -> Void
 
     @inlinable
     init<Core: StorageCore>(_ core: Core) where Core.Key == Key {
         read = { key, observing in core.value(for: key, observing: observing) }
-        write = { key, value in core.write(value, for: key) }
+        write = { key, value in core.write(consume value, for: key) }
         writeAll = { keys, values in core.writeAll(keys, &values) }
     }
 }

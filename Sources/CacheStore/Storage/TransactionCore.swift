@@ -53,15 +53,15 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     }
 
     @inlinable
-    func write(_ value: Any?, for key: Key) -> Any? {
-        guard !isCommitted else { return baseAccess.write(key, value) }
+    func write(_ value: consuming Any?, for key: Key) -> Any? {
+        guard !isCommitted else { return baseAccess.write(key, consume value) }
         guard let position = position(of: key) else {
             writtenKeys.append(key)
-            writtenValues.append(value)
+            writtenValues.append(consume value)
             if writtenKeys.count > Self.indexThreshold { indexLastWrite() }
             return nil
         }
-        var replaced = value
+        var replaced = consume value
         swap(&replaced, &writtenValues[position])
         return replaced
     }
@@ -126,9 +126,11 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
             } : []
         baseAccess.writeAll(writtenKeys, &writtenValues)
         for index in changes.indices { swap(&changes[index].before, &writtenValues[index]) }
-        // Popping moves each replaced value out and keeps the arrays' storage for the next action.
-        while writtenValues.popLast() != nil {}
-        while writtenKeys.popLast() != nil {}
+        // Releases each replaced value and keeps the arrays' storage for the next action. One
+        // `removeLast` per value: popping until `nil` destroyed one `Any??` more through the
+        // runtime's value witnesses (callgrind, `store-handle`: 2,034 → 1,923 per action).
+        for _ in writtenValues.indices { writtenValues.removeLast() }
+        writtenKeys.removeAll(keepingCapacity: true)
         return changes
     }
 
