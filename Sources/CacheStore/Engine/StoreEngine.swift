@@ -22,13 +22,14 @@ import Dispatch
 /// | lock | guards |
 /// | --- | --- |
 /// | `RootCore.lock` | one key space's values, observation marks and subscribers |
-/// | `ActionQueue.lock` | which thread handles a store tree, and the work queued for it |
+/// | `ActionQueue.lock` | the work queued for a store tree (which thread handles it: `ActionQueue.turn`) |
 /// | `EffectRunner.lock` | a store's ``EffectLifecycle`` |
 /// | `WaitGraph.lock` | which thread waits for which, across stores |
 /// | `ChangeBuffer.lock` | the keys waiting for one `changes` iterator |
 /// | `Subscription.lock` | whether a subscription was cancelled |
 ///
-/// A transaction (``TransactionCore``) needs none: it belongs to the turn.
+/// A transaction (``TransactionCore``) needs none: it belongs to the turn. The turn itself is an
+/// atomic word, `ActionQueue.turn`: a plain action begins and ends it without a lock.
 @usableFromInline
 final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @unchecked Sendable {
     /// The committed state: a root cache, or a scope of the parent store's state.
