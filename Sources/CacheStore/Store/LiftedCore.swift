@@ -60,9 +60,9 @@ final class LiftedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     }
 
     @inlinable
-    func write(_ value: Any?, for key: Key) -> Any? {
+    func write(_ value: consuming Any?, for key: Key) -> Any? {
         guard let parentKey = parentKey(for: key), let parent else { return nil }
-        return parent.access.write(parentKey, value)
+        return parent.access.write(parentKey, consume value)
     }
 
     @usableFromInline
@@ -75,7 +75,7 @@ final class LiftedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
             swap(&value, &values[position])
             guard let parentKey = parentKey(for: key) else { continue }
             parentKeys.append(parentKey)
-            parentValues.append(value)
+            parentValues.append(consume value)
             positions.append(position)
         }
         parent?.access.writeAll(parentKeys, &parentValues)
