@@ -7,7 +7,11 @@ import Testing
 /// throttles, throttles inside concatenations, parts sharing ids, cancellation by an inner or an outer
 /// id, a composition replaced from its own step, released stores, many ids, and main-actor stores
 /// whose effects send while the main actor waits.
-@Suite struct ComposedEffectTreeAttackTests {
+///
+/// One test at a time, with long loops only in the full soak (`Soak.isFull`), and generous waits:
+/// run beside everything else on 2 cores (under ThreadSanitizer above all), its thousands of effect
+/// tasks starved other suites' effects for 50 s.
+@Suite(.serialized) struct ComposedEffectTreeAttackTests {
     enum Key: Hashable, Sendable { case value, payload }
 
     enum Action: Sendable {
@@ -211,7 +215,7 @@ import Testing
         let store = script.makeStore()
         for round in 1...3 {
             store.handle(action: .start(round))
-            #expect(await eventually(timeout: .seconds(2)) { runs.value == round }, "run \(round) dropped")
+            #expect(await eventually(timeout: .seconds(60)) { runs.value == round }, "run \(round) dropped")
             try? await Task.sleep(for: .milliseconds(300))
         }
         #expect(script.log.values == ["run", "run", "run"])
@@ -304,7 +308,7 @@ import Testing
     /// actions are being handled (each handler takes a millisecond): after either returned `true`,
     /// none of the part's actions is handled.
     @Test func twoThreadsCancellingATreeByTheOuterAndThePartIDAtOnce() async {
-        let rounds = 60
+        let rounds = Soak.isFull ? 60 : 20
         let script = Script(
             onGot: { _ in Thread.sleep(forTimeInterval: 0.001) },
             effect: { round in
@@ -424,7 +428,7 @@ import Testing
     /// round's final `cancel(id: outer)` (whatever it returned), nothing of the round at all; and
     /// nothing is left running.
     @Test func cancellingANestedTreeByEveryIDAtEveryInstant() async {
-        let rounds = 300
+        let rounds = Soak.isFull ? 300 : 100
         let script = Script { round in
             .concatenate(
                 id: ID.outer,
@@ -495,7 +499,7 @@ import Testing
             store.handle(action: .start(1))
             #expect(store.runningEffectIDs.contains(ID.throttle))
         }
-        #expect(await eventually(timeout: .seconds(5)) { payload == nil }, "the released store's state was kept")
+        #expect(await eventually(timeout: .seconds(60)) { payload == nil }, "the released store's state was kept")
         try? await Task.sleep(for: .milliseconds(1_200))
         #expect(script.log.values == ["t0"], "delivered after the store was released")
     }
@@ -519,7 +523,7 @@ import Testing
             holder.value = script.makeStore(initialValues: [.payload: value])
             holder.value?.handle(action: .start(0))
         }
-        #expect(await eventually(timeout: .seconds(5)) { payload == nil }, "the released store's state was kept")
+        #expect(await eventually(timeout: .seconds(60)) { payload == nil }, "the released store's state was kept")
         try? await Task.sleep(for: .milliseconds(100))
         #expect(script.log.values == ["a"], "handled after the store was released")
     }
@@ -610,7 +614,7 @@ import Testing
 
     /// Two `.mainActor` stores whose effects send to each other, many at once: no deadlock, no loss.
     @Test func twoMainActorStoresWhoseEffectsSendToEachOther() async {
-        let rounds = 50
+        let rounds = Soak.isFull ? 50 : 20
         let peers = AttackBox<(Attacked?, Attacked?)>((nil, nil))
         func script(_ other: @escaping @Sendable () -> Attacked?) -> Script {
             Script { number in
