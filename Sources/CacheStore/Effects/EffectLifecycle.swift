@@ -96,9 +96,6 @@ struct EffectLifecycle {
         let parent: UInt64?
         /// The parts started and not yet ended, for a composed effect.
         var children: [UInt64] = []
-        /// Whether ``tokens`` (or ``waitingTokens``) names this effect for its id: not an anonymous
-        /// one, nor a part that has an ancestor's id.
-        let isNamed: Bool
         /// Whether the action being delivered is its last: the effect ends with that delivery.
         var isDeliveringLast = false
     }
@@ -155,13 +152,12 @@ struct EffectLifecycle {
         lastToken += 1
         let token = lastToken
         var replaced: [Task<Void, Never>] = []
-        var isNamed = false
         switch identity {
         case .anonymous:
             break
         case .given(let id), .waiting(let id):
+            // A part with an ancestor's id is reached through that ancestor: it is not entered.
             if !hasAncestor(parent, named: identity) {
-                isNamed = true
                 if let old = updateToken(token, for: identity, id) {
                     replaced = cancelTree(old, on: thread).tasks
                     // A waiting throttled effect replacing one: the new one keeps the booked start.
@@ -169,7 +165,7 @@ struct EffectLifecycle {
                 }
             }
         }
-        entries[token] = Entry(identity: identity, state: .running, parent: parent, isNamed: isNamed)
+        entries[token] = Entry(identity: identity, state: .running, parent: parent)
         if let parent { entries[parent]?.children.append(token) }
         return (Ticket(token: token), replaced)
     }
@@ -341,9 +337,9 @@ struct EffectLifecycle {
         }
     }
 
-    /// Takes the effect's id off the effect of `token`, if it is named by it.
+    /// Takes the effect's id off the effect of `token`, if it is the one named by it (a part with
+    /// an ancestor's id never is).
     private mutating func unname(_ entry: Entry, _ token: UInt64) {
-        guard entry.isNamed else { return }
         switch entry.identity {
         case .given(let id) where tokens[id] == token: tokens[id] = nil
         case .waiting(let id) where waitingTokens[id] == token: waitingTokens[id] = nil

@@ -197,8 +197,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             effects.cancel(id)
             effects.forgetThrottle(id)
         case .single(let identity, let operation):
-            group?.partStarted()
-            let ticket = effects.start(identity, group?.placement ?? .root) { ticket in
+            startTask(identity, group?.placement ?? .root, in: group) { ticket in
                 // The task holds the engine weakly, so that a released store's state is freed even
                 // while an operation that ignores cancellation runs (a strong capture was 1,000
                 // instructions faster per round trip, and broke that).
@@ -208,20 +207,34 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
                     finish(ticket, delivering: last, then: group)
                 }
             }
-            if ticket == nil { group?.partEnded() }
         case .task(let identity, let work):
-            group?.partStarted()
-            let ticket = effects.start(identity, group?.placement ?? .root) { ticket in
+            startTask(identity, group?.placement ?? .root, in: group) { ticket in
                 Task { [weak self] in
                     let last = await work(Send { [weak self] action in self?.deliver(action, from: ticket) })
                     guard let self else { return group?.partEnded() ?? () }
                     finish(ticket, delivering: last, then: group)
                 }
             }
-            if ticket == nil { group?.partEnded() }
         case .concatenation, .delay, .decidedAtStart, .deferred:
             startComposed(part, in: group)
         }
+    }
+
+    /// Starts an effect under `identity` with the task `makeTask` makes, counted as a part of `group`,
+    /// if any, until it ends (see ``EffectRunner/start(_:_:_:)``).
+    ///
+    /// - Returns: The effect's ticket; `nil` when the composed effect it is a part of was cancelled,
+    ///   and then nothing was started.
+    @inlinable
+    @discardableResult
+    func startTask(
+        _ identity: EffectIdentity, _ placement: EffectLifecycle.Placement, in group: EffectGroup?,
+        _ makeTask: (EffectRunner.Ticket) -> Task<Void, Never>
+    ) -> EffectRunner.Ticket? {
+        group?.partStarted()
+        let ticket = effects.start(identity, placement, makeTask)
+        if ticket == nil { group?.partEnded() }
+        return ticket
     }
 
     /// Starts a composed part: a concatenation, a lone wait, an effect decided at its start (a
@@ -242,8 +255,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             // in its place (see `EffectLifecycle.Placement.successor`).
             // The effect moves into the task, as every effect moves into its task.
             let next = UncheckedSendable((id, effect))
-            group?.partStarted()
-            let ticket = effects.start(.waiting(id), placement) { ticket in
+            startTask(.waiting(id), placement, in: group) { ticket in
                 Task { [weak self] in
                     let isOver = (try? await wait()) != nil
                     guard let self else { return group?.partEnded() ?? () }
@@ -254,7 +266,6 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
                     finish(ticket, delivering: nil, then: group)
                 }
             }
-            if ticket == nil { group?.partEnded() }
         case .action, .cancel, .single, .task:
             start(part, in: group)
         }
@@ -276,8 +287,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         let later = UncheckedSendable(rest)
         let runner = effects
         var firstGroup: EffectGroup?
-        group?.partStarted()
-        let ticket = runner.start(identity, placement) { ticket in
+        let ticket = startTask(identity, placement, in: group) { ticket in
             let firstSteps = first.map { _ in EffectGroup(parent: ticket) }
             firstGroup = firstSteps
             return Task { [weak self] in
@@ -296,8 +306,8 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
                 finish(ticket, delivering: nil, then: group)
             }
         }
-        guard ticket != nil else { return group?.partEnded() ?? () }
-        if let first, let firstGroup { firstGroup.start { start(first, in: firstGroup) } }
+        guard ticket != nil, let first, let firstGroup else { return }
+        firstGroup.start { start(first, in: firstGroup) }
     }
 
     /// Starts an immediate action of a concatenation's step: a part of the concatenation like any

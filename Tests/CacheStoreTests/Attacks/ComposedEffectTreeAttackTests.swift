@@ -12,56 +12,13 @@ import Testing
 /// run beside everything else on 2 cores (under ThreadSanitizer above all), its thousands of effect
 /// tasks starved other suites' effects for 50 s.
 @Suite(.serialized) struct ComposedEffectTreeAttackTests {
-    enum Key: Hashable, Sendable { case value, payload }
-
-    enum Action: Sendable {
-        case start(Int)
-        case got(String)
-    }
-
-    enum ID: Hashable, Sendable { case outer, inner, part, debounce, throttle }
-
-    /// A class value kept in the state, to see whether the state is released.
-    final class Payload: Sendable {}
-
+    typealias Key = ScriptKey
+    typealias Action = ScriptAction
+    typealias Payload = ScriptPayload
+    typealias Script = EffectScript
     typealias Attacked = Store<Key, Action, Void>
 
-    /// What a test's handler does: `start(n)` returns `effect(n)`; `got(name)` records `name`, runs
-    /// `onGot`, stores the name under `.value` and returns `reaction(name)`.
-    final class Script: Sendable {
-        let log = Recorder<String>()
-        let effect: @Sendable (Int) -> ActionEffect<Action>?
-        let onGot: @Sendable (String) -> Void
-        let reaction: @Sendable (String) -> ActionEffect<Action>?
-
-        init(
-            onGot: @escaping @Sendable (String) -> Void = { _ in },
-            reaction: @escaping @Sendable (String) -> ActionEffect<Action>? = { _ in nil },
-            effect: @escaping @Sendable (Int) -> ActionEffect<Action>?
-        ) {
-            self.effect = effect
-            self.onGot = onGot
-            self.reaction = reaction
-        }
-
-        func makeStore(isolation: ActionIsolation = .anyThread, initialValues: [Key: Any] = [:]) -> Attacked {
-            Store(
-                initialValues: initialValues,
-                actionHandler: StoreActionHandler { [self] state, action, _ in
-                    switch action {
-                    case .start(let number):
-                        return effect(number)
-                    case .got(let name):
-                        log.append(name)
-                        onGot(name)
-                        state.set(value: name, forKey: .value)
-                        return reaction(name)
-                    }
-                },
-                dependency: (),
-                isolation: isolation)
-        }
-    }
+    enum ID: Hashable, Sendable { case outer, inner, part, debounce, throttle }
 
     /// A single-action effect that sleeps `milliseconds`, then returns `.got(name)` even when it was
     /// cancelled: only the store may drop that action.
