@@ -17,7 +17,10 @@
 # out, so what is left is the steady cost of one more operation. Run it twice to see the figure
 # repeat; compare figures of the same build settings and machine kind only. Hashing is made
 # deterministic (SWIFT_DETERMINISTIC_HASHING=1), so that dictionary probe lengths, and with them the
-# counts, do not change from run to run with the per-process hash seed.
+# counts, do not change from run to run with the per-process hash seed; and valgrind hands its one
+# running slot to threads in turn (`--fair-sched=yes`): with its default scheduling, which pool thread
+# ran an effect changed from run to run, and with it malloc's work, so that `effect-roundtrip`
+# measured either about 9,700 or about 10,600 instructions per round trip; in turn, within ±60.
 #
 # The benchmark binary is copied without its DWARF sections first (`objcopy --strip-debug`):
 # valgrind 3.19 cannot read the debug info Swift 6 emits, and function names (for
@@ -54,7 +57,7 @@ objcopy --strip-debug "$(swift build -c release --show-bin-path)/CacheStoreBench
 count() {
     local file="$output/$name-$size-$1.out"
     local row
-    row=$(SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file="$file" --log-file="$file.log" \
+    row=$(SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$file" --log-file="$file.log" \
         "$binary" --case "$name" --size "$size" --operations "$1" | tail -n 1)
     # The row is case, size, operations, ns/op; the operations the case really ran are its third field.
     printf '%s %s\n' "$(cut -f 3 <<<"$row")" "$(sed -n 's/^summary: //p' "$file")"

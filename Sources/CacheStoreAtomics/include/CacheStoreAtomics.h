@@ -19,6 +19,10 @@ static inline uintptr_t cachestore_atomic_load(const uintptr_t *word) {
 }
 
 /// Sets `*word` to `value` (release).
+static inline uintptr_t cachestore_atomic_fetch_add(uintptr_t *word, uintptr_t value) {
+    return __atomic_fetch_add(word, value, __ATOMIC_RELAXED);
+}
+
 static inline void cachestore_atomic_store(uintptr_t *word, uintptr_t value) {
     __atomic_store_n(word, value, __ATOMIC_RELEASE);
 }
