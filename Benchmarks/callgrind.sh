@@ -7,7 +7,7 @@
 #
 # CASE is a timed case of the benchmark table (`swift run -c release CacheStoreBenchmarks --help`
 # lists them), SIZE the store size (default 10), OPERATIONS how many operations the shorter run
-# performs (default 10,000; 2,000 for the effect cases, whose operations cost more).
+# performs (default 10,000; 20,000 for the round-trip cases, whose one-time costs vary more).
 #
 # How: it builds the release benchmark and runs the case alone (`--case CASE --size SIZE
 # --operations K`) under `valgrind --tool=callgrind` twice, with K = OPERATIONS and K = 2 ×
@@ -17,10 +17,12 @@
 # out, so what is left is the steady cost of one more operation. Run it twice to see the figure
 # repeat; compare figures of the same build settings and machine kind only. Hashing is made
 # deterministic (SWIFT_DETERMINISTIC_HASHING=1), so that dictionary probe lengths, and with them the
-# counts, do not change from run to run with the per-process hash seed; and valgrind hands its one
-# running slot to threads in turn (`--fair-sched=yes`): with its default scheduling, which pool thread
-# ran an effect changed from run to run, and with it malloc's work, so that `effect-roundtrip`
-# measured either about 9,700 or about 10,600 instructions per round trip; in turn, within ±60.
+# counts, do not change from run to run with the per-process hash seed. Threads are what else
+# varies: the case runs on one CPU (`taskset -c 0`, so the concurrency pool has one thread, as
+# valgrind runs one thread at a time anyway), and valgrind hands its running slot to threads in
+# turn (`--fair-sched=yes`). Without both, which pool thread ran an effect changed from run to run,
+# and with it malloc's and the pool's work: `effect-roundtrip` measured anywhere from 9,600 to
+# 11,100 instructions per round trip; with both, and 20,000 round trips, within about ±100.
 #
 # The benchmark binary is copied without its DWARF sections first (`objcopy --strip-debug`):
 # valgrind 3.19 cannot read the debug info Swift 6 emits, and function names (for
@@ -37,12 +39,12 @@ fi
 name=$1
 size=${2:-10}
 case $name in
-effect-*) operations=${3:-2000} ;;
+effect-* | floor-task-*) operations=${3:-20000} ;;
 *) operations=${3:-10000} ;;
 esac
-for tool in valgrind objcopy; do
+for tool in valgrind objcopy taskset; do
     if ! command -v "$tool" >/dev/null; then
-        echo "error: $tool is not installed (apt-get install valgrind binutils)" >&2
+        echo "error: $tool is not installed (apt-get install valgrind binutils util-linux)" >&2
         exit 69
     fi
 done
@@ -57,8 +59,8 @@ objcopy --strip-debug "$(swift build -c release --show-bin-path)/CacheStoreBench
 count() {
     local file="$output/$name-$size-$1.out"
     local row
-    row=$(SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --fair-sched=yes --callgrind-out-file="$file" --log-file="$file.log" \
-        "$binary" --case "$name" --size "$size" --operations "$1" | tail -n 1)
+    row=$(SWIFT_DETERMINISTIC_HASHING=1 taskset -c 0 valgrind --tool=callgrind --fair-sched=yes \
+        --callgrind-out-file="$file" --log-file="$file.log" "$binary" --case "$name" --size "$size" --operations "$1" | tail -n 1)
     # The row is case, size, operations, ns/op; the operations the case really ran are its third field.
     printf '%s %s\n' "$(cut -f 3 <<<"$row")" "$(sed -n 's/^summary: //p' "$file")"
 }
