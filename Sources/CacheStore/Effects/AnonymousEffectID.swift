@@ -23,7 +23,7 @@ package struct AnonymousEffectID: Hashable, Sendable, CustomStringConvertible {
 
 /// The counter behind ``AnonymousEffectID``: one atomic word for the whole process.
 @usableFromInline
-enum AnonymousEffectIDCounter {
+enum AnonymousEffectIDCounter: Sendable {
     @usableFromInline static let word = AtomicWord(0)
 
     /// A serial number never returned before in this process.

@@ -331,18 +331,26 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// action, unless it was cancelled or replaced by then; then tells `group`, if any, that it ended.
     @inlinable
     func finish(_ ticket: EffectRunner.Ticket, delivering last: Action?, then group: EffectGroup? = nil) {
-        perform(waiting: false) { [self] in
-            switch effects.finish(ticket, deliveringLast: last != nil) {
-            case .dropped:
-                break
-            case .finished:
-                if let last { process(last) }
-            case .deliveringLast:
-                if let last { process(last) }
-                effects.endDelivery(ticket)
-            }
-            group?.partEnded()
+        if takeIdleTurn() {
+            finishInTurn(ticket, delivering: last, then: group)
+            return queue.endTurn()
         }
+        perform(waiting: false) { [self] in finishInTurn(ticket, delivering: last, then: group) }
+    }
+
+    /// ``finish(_:delivering:then:)``'s work, in the turn.
+    @inlinable
+    func finishInTurn(_ ticket: EffectRunner.Ticket, delivering last: Action?, then group: EffectGroup?) {
+        switch effects.finish(ticket, deliveringLast: last != nil) {
+        case .dropped:
+            break
+        case .finished:
+            if let last { process(last) }
+        case .deliveringLast:
+            if let last { process(last) }
+            effects.endDelivery(ticket)
+        }
+        group?.partEnded()
     }
 
     /// Handles an action an effect sent, unless the effect was cancelled or replaced by then.
@@ -351,11 +359,29 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// always wins (see ``EffectLifecycle``).
     @inlinable
     func deliver(_ action: Action, from ticket: EffectRunner.Ticket) {
-        perform { [self] in
-            guard effects.beginDelivery(ticket) else { return }
-            process(action)
-            effects.endDelivery(ticket)
+        if takeIdleTurn() {
+            deliverInTurn(action, from: ticket)
+            return queue.endTurn()
         }
+        perform { [self] in deliverInTurn(action, from: ticket) }
+    }
+
+    /// ``deliver(_:from:)``'s work, in the turn.
+    @inlinable
+    func deliverInTurn(_ action: Action, from ticket: EffectRunner.Ticket) {
+        guard effects.beginDelivery(ticket) else { return }
+        process(action)
+        effects.endDelivery(ticket)
+    }
+
+    /// Takes the turn of an idle tree without a lock, as ``handle(_:)`` does, for work an effect's
+    /// task brings (its actions, its end) to a store not on the main actor; `false` when the tree is
+    /// busy or the work must go to the main queue: then it goes through ``perform(waiting:_:)``.
+    /// (Callgrind, `effect-roundtrip`: 770 instructions less per round trip than always through
+    /// `perform`, which takes the queue's lock and allocates the work's closure.)
+    @inlinable
+    func takeIdleTurn() -> Bool {
+        isolation != .mainActor && queue.beginTurn()
     }
 }
 
