@@ -195,8 +195,9 @@ final class UncheckedBox: @unchecked Sendable {
         let before = CountedKey.comparisons.values.count
         let report = debugReport(writing: new, over: old)
         #expect(report == "[CacheStore] Action: 1\n  (no state change)")
-        // One key lookup per entry: a quadratic search compared ~count² / 2 pairs of keys.
-        #expect(CountedKey.comparisons.values.count - before <= 2 * count)
+        // One key lookup per entry (a few comparisons more where hashes collide, which depends on
+        // the process's hash seed: 616 were seen once): a quadratic search compared ~count² / 2 pairs.
+        #expect(CountedKey.comparisons.values.count - before <= 4 * count)
     }
 
     @Test func aTwentyThousandDeepValueNeitherCrashesNorRecurses() {
