@@ -26,7 +26,8 @@ package struct AnonymousEffectID: Hashable, Sendable, CustomStringConvertible {
 enum AnonymousEffectIDCounter: Sendable {
     @usableFromInline static let word = AtomicWord(0)
 
-    /// A serial number never returned before in this process.
+    /// A serial number never returned before in this process. (A machine word: on a 32-bit watch,
+    /// it repeats after 4 billion effects, which matters only if the first of them still runs.)
     @inlinable
     static func next() -> UInt64 {
         UInt64(word.fetchAdd(1) &+ 1)
