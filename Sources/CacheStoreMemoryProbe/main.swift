@@ -4,7 +4,7 @@
 //
 //   CacheStoreMemoryProbe SCENARIO COUNT
 //
-// prints the bytes the heap grew by over COUNT keys, after a warm-up of 1,000 other keys; the
+// prints the bytes the heap grew by over COUNT keys (or effects), after a warm-up of 1,000 others; the
 // `changes-unconsumed` scenario prints on a second line whether the iterator still received a change
 // made afterwards.
 import CacheStore
@@ -34,7 +34,8 @@ guard arguments.count == 2, let count = Int(arguments[1]), count > 0, cachestore
         Data(
             """
             usage: CacheStoreMemoryProbe SCENARIO COUNT (on a platform whose heap can be measured)
-            scenarios: keys-set-read-removed, contains-absent, changes-unconsumed, retain-each
+            scenarios: keys-set-read-removed, contains-absent, changes-unconsumed, effects-started-cancelled,
+            retain-each
 
             """.utf8))
     exit(64)
@@ -63,6 +64,34 @@ case "changes-unconsumed":
         })
     cache.set(value: 1, forKey: NamedKey(-1_001))
     print(await iterator.next()?.contains(NamedKey(-1_001)) == true)
+case "effects-started-cancelled":
+    // COUNT effects with distinct ids running at once, then each cancelled, after a warm-up of 1,000:
+    // the heap's growth once their tasks have ended on the pool (waited for, up to 30 s).
+    let store = Store<Int, Int, Void>(
+        initialValues: [:],
+        actionHandler: StoreActionHandler { _, id, _ in
+            ActionEffect(id: id) {
+                // Waits until cancelled. (Not `Task.sleep`: on Linux, a cancelled sleep's timer stays
+                // with Dispatch until it was due, about 750 bytes each.)
+                let (stream, continuation) = AsyncStream.makeStream(of: Never.self)
+                for await _ in stream {}
+                withExtendedLifetime(continuation) {}
+                return nil
+            }
+        },
+        dependency: ())
+    func startAndCancel(_ ids: Range<Int>) {
+        for id in ids { store.handle(action: id) }
+        for id in ids { store.cancel(id: id) }
+    }
+    startAndCancel(-1_000..<0)
+    try? await Task.sleep(for: .milliseconds(200))
+    let before = cachestore_allocated_bytes()
+    startAndCancel(0..<count)
+    for _ in 0..<600 where cachestore_allocated_bytes() - before > count * 8 {
+        try? await Task.sleep(for: .milliseconds(50))
+    }
+    print(Int(cachestore_allocated_bytes() - before))
 case "retain-each":
     // The probe's own check: 100 bytes kept per key must show as at least that.
     var kept: [[UInt8]] = []
