@@ -33,6 +33,12 @@ package enum EffectIdentity: @unchecked Sendable {
         }
     }
 
+    /// Whether the effect was given no id.
+    @inlinable
+    package var isAnonymous: Bool {
+        if case .anonymous = self { true } else { false }
+    }
+
     /// The id as users see it (``ActionEffect/id``).
     @inlinable
     package var id: AnyHashable {

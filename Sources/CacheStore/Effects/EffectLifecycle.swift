@@ -121,6 +121,10 @@ struct EffectLifecycle {
     struct Ticket: Sendable, Equatable {
         @usableFromInline let slot: Int
         @usableFromInline let serial: UInt64
+
+        /// The ticket of an effect started after its store was released: it names no effect, so
+        /// the effect is cancelled at once and nothing it sends is handled (see ``close()``).
+        static let unkept = Ticket(slot: .max, serial: 0)
     }
 
     /// Every effect in the lifecycle, each in the slot its ticket names, in two arrays: ``marks`` and
@@ -137,6 +141,12 @@ struct EffectLifecycle {
     /// The ids of waiting throttled effects cancelled since ``takeAbandonedThrottles()``: the
     /// throttle schedule must forget the start it booked for each (see ``ThrottleSchedule``).
     private var abandonedThrottles: [AnyHashable] = []
+    /// The identities of the effects removed since ``takeReleasedIDs()``: an id is a user's value,
+    /// whose `deinit` may call back into the store, so it is released by ``EffectRunner`` once its
+    /// lock is left, never here. (Anonymous identities hold no user value and are not kept.)
+    private var releasedIDs: [EffectIdentity] = []
+    /// Whether the store was released (``close()``): every effect started since is cancelled at once.
+    private var isClosed = false
 
     /// The ids of the effects running now (not those being cancelled), waiting ones included.
     var runningIDs: Set<AnyHashable> {
@@ -162,7 +172,7 @@ struct EffectLifecycle {
         var parent: Ticket?
         switch placement {
         case .root:
-            break
+            if isClosed { return (.unkept, []) }
         case .part(let composed):
             guard isRunning(composed) else { return nil }
             parent = composed
@@ -284,16 +294,27 @@ struct EffectLifecycle {
         return abandonedThrottles
     }
 
-    /// Cancels every effect; returns their tasks.
-    mutating func cancelAll() -> [Task<Void, Never>] {
-        defer {
-            marks = []
-            entries = []
-            freeSlots = []
-            tickets = [:]
-            waitingTickets = [:]
-        }
-        return entries.compactMap { entry in entry?.task }
+    /// Closes the lifecycle, for a released store: every effect is cancelled, and every effect
+    /// started from now on (by a handler still running, on an effect's thread) is cancelled at once.
+    ///
+    /// - Returns: The effects it had, to be cancelled and released once the runner's lock is left.
+    mutating func close() -> EffectLifecycle {
+        var closed = EffectLifecycle()
+        closed.isClosed = true
+        swap(&self, &closed)
+        return closed
+    }
+
+    /// The tasks of every effect.
+    var tasks: [Task<Void, Never>] {
+        entries.compactMap { entry in entry?.task }
+    }
+
+    /// The identities of the effects removed since the last call (see ``releasedIDs``).
+    mutating func takeReleasedIDs() -> [EffectIdentity] {
+        guard !releasedIDs.isEmpty else { return [] }
+        defer { releasedIDs = [] }
+        return releasedIDs
     }
 
     // MARK: - The slots
@@ -376,6 +397,7 @@ struct EffectLifecycle {
         marks[ticket.slot].serial = 0
         freeSlots.append(ticket.slot)
         unname(entry, ticket)
+        if !entry.identity.isAnonymous { releasedIDs.append(entry.identity) }
         if let parent = entry.parent, contains(parent) {
             entries[parent.slot]!.children.removeAll { $0 == ticket }
         }
@@ -383,7 +405,9 @@ struct EffectLifecycle {
             marks = []
             entries = []
             freeSlots = []
-            tickets = [:]  // empty too, with all slots free; a dictionary keeps its capacity
+            // Empty too, with all slots free; a dictionary keeps its capacity.
+            tickets = [:]
+            waitingTickets = [:]
         }
     }
 

@@ -1,7 +1,8 @@
 /// The effects of one store that are running now: their tasks, and their ``EffectLifecycle``.
 ///
 /// `lock` guards the lifecycle and is held only to read or change it (or to wait for a delivery to
-/// end): tasks are started and cancelled, and actions handled, with it released.
+/// end): tasks are started and cancelled, actions handled, and the ids of ended effects (a user's
+/// values, whose `deinit` may call back into the store) released, with it released.
 @usableFromInline
 final class EffectRunner: @unchecked Sendable {
     @usableFromInline typealias Ticket = EffectLifecycle.Ticket
@@ -43,10 +44,7 @@ final class EffectRunner: @unchecked Sendable {
         _ makeTask: (Ticket) -> Task<Void, Never>?
     ) -> Ticket? {
         let me = ThreadID.current
-        let (started, abandoned) = lock.withLock {
-            (lifecycle.start(identity, placement, on: me), lifecycle.takeAbandonedThrottles())
-        }
-        forgetThrottles(abandoned)
+        let started = changingLifecycle { lifecycle in lifecycle.start(identity, placement, on: me) }
         guard let (ticket, replaced) = started else { return nil }
         for task in replaced { task.cancel() }
         guard let task = makeTask(ticket) else { return ticket }
@@ -92,9 +90,7 @@ final class EffectRunner: @unchecked Sendable {
     /// The admitted action has been handled.
     @usableFromInline
     func endDelivery(_ ticket: Ticket) {
-        lock.lock()
-        let isAwaited = lifecycle.endDelivery(ticket)
-        lock.unlock()
+        let isAwaited = changingLifecycle { lifecycle in lifecycle.endDelivery(ticket) }
         if isAwaited { lock.broadcast() }
     }
 
@@ -103,7 +99,7 @@ final class EffectRunner: @unchecked Sendable {
     @usableFromInline
     func finish(_ ticket: Ticket, deliveringLast: Bool) -> EffectLifecycle.Finish {
         let me = ThreadID.current
-        return lock.withLock { lifecycle.finish(ticket, deliveringLast: deliveringLast, on: me) }
+        return changingLifecycle { lifecycle in lifecycle.finish(ticket, deliveringLast: deliveringLast, on: me) }
     }
 
     /// Cancels the effects running and waiting under `id`, with their parts; see ``EffectLifecycle``.
@@ -116,11 +112,7 @@ final class EffectRunner: @unchecked Sendable {
     @usableFromInline
     func cancel(_ id: AnyHashable) -> Bool {
         let me = ThreadID.current
-        let (cancellation, tasks, abandoned) = lock.withLock {
-            let (cancellation, tasks) = lifecycle.cancel(id, on: me)
-            return (cancellation, tasks, lifecycle.takeAbandonedThrottles())
-        }
-        forgetThrottles(abandoned)
+        let (cancellation, tasks) = changingLifecycle { lifecycle in lifecycle.cancel(id, on: me) }
         for task in tasks { task.cancel() }
         switch cancellation {
         case .notRunning:
@@ -137,10 +129,26 @@ final class EffectRunner: @unchecked Sendable {
         }
     }
 
-    /// Cancels every running effect.
-    func cancelAll() {
-        let tasks = lock.withLock { lifecycle.cancelAll() }
+    /// Cancels every effect, for a released store, and every effect started from now on at once
+    /// (see ``EffectLifecycle/close()``).
+    func close() {
+        let closed = lock.withLock { lifecycle.close() }
         lock.broadcast()
-        for task in tasks { task.cancel() }
+        for task in closed.tasks { task.cancel() }
+        // `closed`, with the ids it holds, is released here, with the lock left.
+    }
+
+    /// Runs `body` on the lifecycle under the lock; then, with the lock left, forgets the throttle
+    /// bookings of the waiting throttled effects it cancelled, and releases the ids of the effects it
+    /// removed.
+    private func changingLifecycle<Result>(_ body: (inout EffectLifecycle) -> Result) -> Result {
+        lock.lock()
+        let result = body(&lifecycle)
+        let abandoned = lifecycle.takeAbandonedThrottles()
+        let released = lifecycle.takeReleasedIDs()
+        lock.unlock()
+        forgetThrottles(abandoned)
+        withExtendedLifetime(released) {}
+        return result
     }
 }

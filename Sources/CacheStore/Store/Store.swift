@@ -140,7 +140,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     }
 
     deinit {
-        engine.effects.cancelAll()
+        engine.effects.close()
     }
 
     /// Handles `action`: runs the handler, applies its writes, and starts its effect.
