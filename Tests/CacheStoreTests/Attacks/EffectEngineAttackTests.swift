@@ -327,7 +327,10 @@ import Testing
             guard let cancelled = log.firstIndex(of: "cancelled \(run)") else { return false }
             return log[cancelled...].contains("first \(run)")
         }
-        #expect(cancelledRuns.count > runs / 2)
+        // The test's power: enough runs where the cancel came while the effect ran. Its first step
+        // returns at once and, on an idle core, often ends before the cancel (24 of 100 cancels won
+        // once, under load); a tenth is enough to see a late delivery.
+        #expect(cancelledRuns.count >= runs / 10, "only \(cancelledRuns.count) of \(runs) cancels came in time")
         #expect(late.isEmpty, "\(late.count) of \(cancelledRuns.count) cancelled runs delivered their first step")
     }
 
