@@ -310,6 +310,11 @@ struct EffectLifecycle {
         entries.compactMap { entry in entry?.task }
     }
 
+    /// Whether ``takeAbandonedThrottles()`` or ``takeReleasedIDs()`` has something to return.
+    var hasLeftovers: Bool {
+        !abandonedThrottles.isEmpty || !releasedIDs.isEmpty
+    }
+
     /// The identities of the effects removed since the last call (see ``releasedIDs``).
     mutating func takeReleasedIDs() -> [EffectIdentity] {
         guard !releasedIDs.isEmpty else { return [] }

@@ -144,6 +144,12 @@ final class EffectRunner: @unchecked Sendable {
     private func changingLifecycle<Result>(_ body: (inout EffectLifecycle) -> Result) -> Result {
         lock.lock()
         let result = body(&lifecycle)
+        // Most changes leave nothing (an anonymous effect's start or end): 150 instructions fewer
+        // per `effect-roundtrip` than taking two empty arrays.
+        guard lifecycle.hasLeftovers else {
+            lock.unlock()
+            return result
+        }
         let abandoned = lifecycle.takeAbandonedThrottles()
         let released = lifecycle.takeReleasedIDs()
         lock.unlock()
