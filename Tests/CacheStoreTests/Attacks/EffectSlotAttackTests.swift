@@ -111,23 +111,71 @@ import Testing
         #expect(store.cancel(id: "new") == false)
     }
 
-    /// Four threads each start and cancel effects with distinct ids, thousands in all, while firing
-    /// the kept `send`s of effects already cancelled: slots are reused all the time, and not one stale
-    /// send is handled. Nothing is left running afterwards.
-    @Test func staleSendsUnderSlotChurnFromSeveralThreads() async {
+    /// A burst of 100 effects is cancelled, so that the slots are emptied and made anew; one of the
+    /// burst ignores cancellation. A new effect then takes slot 0 again: the burst's kept `send`s and
+    /// the late effect's last action, all with tickets of the old slots, are dropped, and the new
+    /// effect runs on and delivers.
+    @Test func staleTicketsFromABurstWhoseSlotsWereMadeAnew() async {
+        let sends = Guarded<[Int: Send<ScriptAction>]>([:])
+        let lateGate = Gate()
+        let newGate = Gate()
+        let lateReturned = AttackBox(false)
+        let script = EffectScript { number in
+            switch number {
+            case 0:
+                ActionEffect(id: number) {
+                    await lateGate.wait()
+                    lateReturned.value = true
+                    return .got("late")
+                }
+            case 1..<100:
+                .run(id: number) { send in
+                    sends.change { $0[number] = send }
+                    await Self.untilCancelled()
+                }
+            default:
+                .run(id: "new") { send in
+                    await newGate.wait()
+                    send(.got("new"))
+                }
+            }
+        }
+        let store = script.makeStore()
+        for number in 0..<100 { store.handle(action: .start(number)) }
+        #expect(await eventually(timeout: .seconds(60)) { sends.read { $0.count } == 99 })
+        for number in 0..<100 { #expect(store.cancel(id: number)) }
+        store.handle(action: .start(100))
+        await offThePool {
+            for send in sends.read({ $0.values }) { send(.got("stale")) }
+        }
+        lateGate.open()
+        #expect(await eventually(timeout: .seconds(60)) { lateReturned.value })
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(store.runningEffectIDs == ["new"], "a stale ticket ended or replaced the new effect")
+        newGate.open()
+        #expect(await Self.ends(store))
+        #expect(script.log.values == ["new"])
+    }
+
+    /// Four threads each start and cancel effects with distinct ids, thousands in all, `burst` at a
+    /// time, firing the kept `send`s of effects already cancelled while their next burst runs: slots
+    /// are reused all the time (and with bursts of 100, over 64 slots are emptied and made anew
+    /// whenever every effect has ended), and not one stale send is handled. Every cancel finds its
+    /// effect running, and nothing is left running afterwards.
+    @Test(arguments: [1, 100])
+    func staleSendsUnderSlotChurnFromSeveralThreads(burst: Int) async {
         let perThread = Soak.isFull ? 20_000 : 1_000
         let threads = 4
-        let sends = Guarded<[String: Send<ScriptAction>]>([:])
-        let cancelled = Guarded<Set<String>>([])
+        let sends = Guarded<[Int: Send<ScriptAction>]>([:])
+        let cancelled = Guarded<Set<Int>>([])
         let stale = Recorder<String>()
         let script = EffectScript(
             onGot: { name in
-                if cancelled.read({ $0.contains(name) }) { stale.append(name) }
+                if cancelled.read({ $0.contains(Int(name)!) }) { stale.append(name) }
             },
             effect: { number in
-                let id = "\(number)"
-                return .run(id: id) { send in
-                    sends.change { $0[id] = send }
+                .run(id: number) { send in
+                    sends.change { $0[number] = send }
                     await Self.untilCancelled()
                 }
             })
@@ -137,19 +185,21 @@ import Testing
             for thread in 0..<threads {
                 group.addTask {
                     await offThePool {
-                        for index in 0..<perThread {
-                            let number = thread * 10_000_000 + index
-                            let id = "\(number)"
-                            store.handle(action: .start(number))
-                            Self.spin(Int.random(in: 0..<2_000))
-                            if store.cancel(id: id) {
-                                cancelled.change { $0.insert(id) }
-                                wasRunning.change { $0 += 1 }
+                        let first = thread * 10_000_000
+                        for batch in stride(from: first, to: first + perThread, by: burst) {
+                            let numbers = batch..<batch + burst
+                            for number in numbers { store.handle(action: .start(number)) }
+                            // While this burst runs, fire kept sends of effects whose cancel returned true.
+                            for _ in 0..<burst where batch > first {
+                                let victim = Int.random(in: first..<batch)
+                                if cancelled.read({ $0.contains(victim) }), let send = sends.read({ $0[victim] }) {
+                                    send(.got("\(victim)"))
+                                }
                             }
-                            // Fire one kept send of an effect whose cancel returned true.
-                            let victim = "\(thread * 10_000_000 + Int.random(in: 0...index))"
-                            if cancelled.read({ $0.contains(victim) }), let send = sends.read({ $0[victim] }) {
-                                send(.got(victim))
+                            Self.spin(Int.random(in: 0..<2_000))
+                            for number in numbers where store.cancel(id: number) {
+                                cancelled.change { $0.insert(number) }
+                                wasRunning.change { $0 += 1 }
                             }
                         }
                     }
