@@ -636,6 +636,38 @@ import Testing
         store.cancel(id: "other")
     }
 
+    /// DEFECT, the same at a second lock: once a throttled effect has ended, the store's
+    /// `ThrottleSchedule` alone keeps its id (`starts[id]`). `cancel(id:)` forgets it
+    /// (`ThrottleSchedule.forget`), releasing the id inside the schedule's lock; an id whose `deinit`
+    /// calls `cancel(id:)` again takes that lock on the same thread, and deadlocks.
+    @Test func aThrottleIDWhoseDeinitCancelsWhenTheScheduleForgetsIt() async {
+        let box = AttackBox<Attacked?>(nil)
+        let reentered = AttackBox(false)
+        let script = EffectScript { _ in
+            let id = ReentrantID("throttled") {
+                _ = box.value?.cancel(id: "other")
+                reentered.value = true
+            }
+            return ActionEffect { .got("throttled") }.throttle(
+                id: id, for: .seconds(60), clock: ContinuousClock(), latest: false)
+        }
+        let store = script.makeStore()
+        box.value = store
+        store.handle(action: .start(0))
+        #expect(await eventually(timeout: .seconds(60)) { script.log.values == ["throttled"] })
+        #expect(await Self.ends(store))
+        let finished = await expectFinishes("cancel(id:) forgetting a throttle id whose deinit cancels", within: 5) {
+            _ = store.cancel(id: ReentrantID("throttled"))
+        }
+        guard finished else {
+            Self.wedgedLock.withLock { Self.wedged.append(store) }
+            box.value = nil
+            return
+        }
+        #expect(reentered.value, "the schedule did not release the id")
+        box.value = nil
+    }
+
     /// The values an ended effect leaves behind — its work's captures, and its last action's payload
     /// — are released off the lock: their `deinit` sends to the store and cancels its effects, and
     /// both take effect.
