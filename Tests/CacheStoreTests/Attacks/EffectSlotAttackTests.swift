@@ -17,10 +17,10 @@ import Testing
 /// - Values released when an effect ends, whose `deinit` re-enters the store, do not deadlock.
 /// - Thousands of effects with distinct ids, started and ended, leave no memory behind.
 ///
-/// Four fail on today's code, each named for the promise it breaks, its doc comment beginning with
-/// DEFECT (or, for `throttleEnded`, saying so): an effect started by a handler while its store is
-/// released; an effect id, or a throttle id, whose `deinit` re-enters the store; and the throttle
-/// schedule's memory per id. Waits are long (60-120 s) only where reached when something is wrong or the pool starves.
+/// Four failed on the code they were written against, each named for the promise it guards, its doc
+/// comment saying what broke: an effect started by a handler while its store is released; an effect
+/// id, or a throttle id, whose `deinit` re-enters the store; and the throttle schedule's memory per
+/// id. Waits are long (60-120 s) only where reached when something is wrong or the pool starves.
 @Suite(.serialized) struct EffectSlotAttackTests {
     typealias Attacked = Store<ScriptKey, ScriptAction, Void>
 
@@ -512,11 +512,11 @@ import Testing
 
     // MARK: - Store release
 
-    /// DEFECT: releasing a store cancels all its effects — but not one that its handler, running at
-    /// that moment on an effect's thread, starts an instant later. The store's `deinit` empties the
-    /// lifecycle (`EffectLifecycle.cancelAll`), and the engine, still alive for the delivery in hand,
-    /// then starts the handler's effect in the emptied lifecycle, where no one will ever cancel it:
-    /// a long-running effect (a timer, a socket) runs on, unowned, for as long as its work lasts.
+    /// Releasing a store cancels all its effects — also one that its handler, running at that moment
+    /// on an effect's thread, starts an instant later. (This failed 10 of 10 runs: the store's
+    /// `deinit` emptied the lifecycle, and the engine, still alive for the delivery in hand, then
+    /// started the handler's effect in the emptied lifecycle, where no one would ever cancel it. The
+    /// lifecycle is now closed instead: `EffectLifecycle.close()`.)
     @Test func anEffectStartedByAHandlerWhileTheStoreIsReleasedIsCancelled() async {
         let inHandler = DispatchSemaphore(value: 0)
         let released = DispatchSemaphore(value: 0)
@@ -594,14 +594,13 @@ import Testing
         case cancelsAnotherEffect, readsRunningIDs, sendsAnActionThatStartsAnEffect
     }
 
-    /// DEFECT: an effect's id is a user's `Hashable` value; the lifecycle keeps it, and drops it
-    /// when the effect is cancelled or ends — inside `EffectRunner`'s lock (`EffectLifecycle.remove`
-    /// and `cancelTree`, called under `lock.withLock` in `EffectRunner.cancel`/`finish`). An id whose
-    /// `deinit` calls back into the store (`cancel(id:)`, `runningEffectIDs`, or `handle` of an
-    /// action whose handler starts an effect) takes that lock again on the same thread: the
-    /// non-recursive `pthread_mutex_t` of `ConditionLock` deadlocks, and the store is wedged.
-    /// (The cancel runs on a thread of its own, and the effect never resumes, so the wedged lock
-    /// holds no pool thread.)
+    /// An effect's id is a user's `Hashable` value, which the lifecycle keeps and drops when the
+    /// effect is cancelled or ends: an id whose `deinit` calls back into the store (`cancel(id:)`,
+    /// `runningEffectIDs`, or `handle` of an action whose handler starts an effect) must not
+    /// deadlock it. (3 of the 4 cases failed every run: the id was released inside `EffectRunner`'s
+    /// lock, which the `deinit` took again on the same thread. Ids are now released with the lock
+    /// left. The cancel runs on a thread of its own, and the effect never resumes, so a wedged lock
+    /// would hold no pool thread.)
     @Test(arguments: Reentry.allCases)
     func anEffectIDWhoseDeinitReentersTheStoreWhenItsEffectIsCancelled(reentry: Reentry) async {
         let box = AttackBox<Attacked?>(nil)
@@ -639,10 +638,10 @@ import Testing
         store.cancel(id: "other")
     }
 
-    /// DEFECT, the same at a second lock: once a throttled effect has ended, the store's
-    /// `ThrottleSchedule` alone keeps its id (`starts[id]`). `cancel(id:)` forgets it
-    /// (`ThrottleSchedule.forget`), releasing the id inside the schedule's lock; an id whose `deinit`
-    /// calls `cancel(id:)` again takes that lock on the same thread, and deadlocks.
+    /// The same at a second lock: once a throttled effect has ended, the store's `ThrottleSchedule`
+    /// alone keeps its id, and `cancel(id:)` forgets it; an id whose `deinit` calls `cancel(id:)`
+    /// again must not deadlock. (This failed 3 of 3 runs: `ThrottleSchedule.forget` released the id
+    /// inside the schedule's lock.)
     @Test func aThrottleIDWhoseDeinitCancelsWhenTheScheduleForgetsIt() async {
         let box = AttackBox<Attacked?>(nil)
         let reentered = AttackBox(false)
@@ -850,12 +849,10 @@ import Testing
     /// behind: the heap does not grow per cycle (a dictionary entry for the id alone would be over
     /// 40 bytes).
     ///
-    /// `throttleEnded` FAILS on today's code: a store's `ThrottleSchedule` keeps the start instant
-    /// of every throttle id ever used (`ThrottleSchedule.start`, `starts[id] = now`), forgotten
-    /// only by a `cancel(id:)`; its interval long over, the entry is never needed again, so a
-    /// throttle per row id (`throttle(id: "like-\(post.id)")`) grows the store without bound. The
-    /// type's own comment says so ("one instant per throttle id used"); the public documentation of
-    /// `throttle(id:for:clock:latest:)` does not.
+    /// `throttleEnded` failed every run (86–115 bytes per cycle): a store's `ThrottleSchedule` kept
+    /// the start of every throttle id ever used, forgotten only by a `cancel(id:)`, so a throttle
+    /// per row id (`throttle(id: "like-\(post.id)")`) grew the store without bound. Bookings whose
+    /// interval is over are now swept.
     @Test(arguments: Cycle.attacks)
     func distinctIDsStartedAndEndedLeaveNothingBehind(cycle: Cycle) async {
         guard cachestore_allocated_bytes() >= 0 else { return }  // a platform whose heap cannot be measured
