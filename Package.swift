@@ -43,7 +43,11 @@ let package = Package(
         // The terminal posts demo: the feature as a library (tested), the terminal app around it.
         .target(name: "PostsFeature", dependencies: ["CacheStore"], path: "Demo/PostsFeature"),
         .executableTarget(name: "PostsDemo", dependencies: ["CacheStore", "PostsFeature"], path: "Demo/PostsDemo"),
-        .testTarget(name: "CacheStoreTests", dependencies: ["CacheStore", "CacheStoreMemoryProbe"]),
+        .testTarget(
+            name: "CacheStoreTests",
+            // The heap measure (`CacheStoreBenchmarkSupport`) for the attacks that measure in-process.
+            dependencies: ["CacheStore", "CacheStoreMemoryProbe", "CacheStoreBenchmarkSupport"]
+        ),
         // Measures the heap in a process of its own for the engine's memory tests.
         .executableTarget(name: "CacheStoreMemoryProbe", dependencies: ["CacheStore", "CacheStoreBenchmarkSupport"]),
         .testTarget(name: "CacheStoreTestingTests", dependencies: ["CacheStoreTesting"]),
