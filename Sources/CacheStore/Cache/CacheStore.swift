@@ -98,7 +98,7 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// - Returns: The value, or `nil` when `key` has no value or its value is not a `Value`.
     @inlinable
     public func get<Value>(_ key: Key, as: Value.Type = Value.self) -> Value? {
-        access.read(key, true) as? Value
+        storedValue(access.read(key, true), as: Value.self)
     }
 
     /// The value of `key` as a `Value`, or an error that says why there is none.
@@ -118,7 +118,7 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
         guard let value = access.read(key, true) else {
             throw MissingRequiredKeysError(keys: [key])
         }
-        guard let typed = value as? Value else {
+        guard let typed = storedValue(value, as: Value.self) else {
             throw InvalidTypeError(key: key, expectedType: Value.self, actualValue: value)
         }
         return typed
@@ -181,7 +181,7 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     @inlinable
     public func update<Value>(_ key: Key, as: Value.Type = Value.self, updater: (inout Value?) -> Void) {
         core.update(key) { stored in
-            var value = stored as? Value
+            var value = storedValue(stored, as: Value.self)
             updater(&value)
             stored = value.flatMap(storableValue)
         }
@@ -198,7 +198,7 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// - Parameter ofType: The type of the values to return; inferred from the context when left out.
     /// - Returns: The keys whose values are `Value`s, with those values.
     public func valuesInCache<Value>(ofType: Value.Type = Value.self) -> [Key: Value] {
-        allValues.compactMapValues { value in value as? Value }
+        allValues.compactMapValues { value in storedValue(value, as: Value.self) }
     }
 
     /// Every key that has a value, with its value.

@@ -1,0 +1,86 @@
+import CacheStore
+import Testing
+
+/// A typed read loads a value stored as its own small type straight from the `Any`'s buffer, and casts
+/// everything else: each read here must return what `as?` on the stored `Any` returns.
+@Suite struct StoredValueCastTests {
+    class Animal: @unchecked Sendable {}
+    final class Dog: Animal, @unchecked Sendable {}
+    protocol Named { var name: String { get } }
+    struct Pet: Named, Equatable { var name: String }
+    /// Three words: the largest value an `Any` holds inline.
+    struct Triple: Equatable { var a, b, c: Int }
+    /// Four words: held in a box.
+    struct Quad: Equatable { var a, b, c, d: Int }
+    /// Aligned to 16 bytes: held in a box although it is small.
+    struct Wide: Equatable { var vector = SIMD4<Float>(1, 2, 3, 4) }
+    enum Mode: Equatable {
+        case on
+        case off(Int)
+    }
+
+    @Test func aValueReadAsItsOwnTypeComesBackWhole() {
+        let cache = CacheStore<Key>(initialValues: [:])
+        cache.set(value: Triple(a: 1, b: 2, c: 3), forKey: .item(1))
+        cache.set(value: Quad(a: 1, b: 2, c: 3, d: 4), forKey: .item(2))
+        cache.set(value: Wide(), forKey: .item(3))
+        cache.set(value: Mode.off(7), forKey: .item(4))
+        cache.set(value: "a string longer than fifteen bytes, so on the heap", forKey: .item(5))
+        cache.set(value: 2.5, forKey: .item(6))
+        #expect(cache.get(.item(1), as: Triple.self) == Triple(a: 1, b: 2, c: 3))
+        #expect(cache.get(.item(2), as: Quad.self) == Quad(a: 1, b: 2, c: 3, d: 4))
+        #expect(cache.get(.item(3), as: Wide.self) == Wide())
+        #expect(cache.get(.item(4), as: Mode.self) == .off(7))
+        #expect(cache.get(.item(5), as: String.self) == "a string longer than fifteen bytes, so on the heap")
+        #expect(cache.get(.item(6), as: Double.self) == 2.5)
+    }
+
+    @Test func otherTypesAreCastAsAsDoes() {
+        let cache = CacheStore<Key>(initialValues: [.count: 1, .name: Pet(name: "Rex")])
+        #expect(cache.get(.count, as: Double.self) == nil)
+        #expect(cache.get(.count, as: Int8.self) == nil)
+        #expect(cache.get(.count, as: Int?.self) == .some(1))
+        #expect(cache.get(.count, as: Any.self) as? Int == 1)
+        #expect(cache.get(.count, as: (any Hashable).self) as? Int == 1)
+        #expect(cache.get(.name, as: (any Named).self)?.name == "Rex")
+        #expect(cache.get(.name, as: Triple.self) == nil)
+        #expect(cache.get(.flag, as: Int.self) == nil)
+    }
+
+    @Test func aClassInstanceReadsAsItsClassAndItsSuperclassesOnly() {
+        let dog = Dog()
+        let cache = CacheStore<Key>(initialValues: [.item(1): dog])
+        cache.set(value: dog as Animal, forKey: .item(2))
+        #expect(cache.get(.item(1), as: Dog.self) === dog)
+        #expect(cache.get(.item(1), as: Animal.self) === dog)
+        #expect(cache.get(.item(1), as: AnyObject.self) === dog)
+        #expect(cache.get(.item(2), as: Dog.self) === dog)
+        #expect(cache.get(.item(2), as: Animal.self) === dog)
+        cache.set(value: Animal(), forKey: .item(3))
+        #expect(cache.get(.item(3), as: Dog.self) == nil)
+    }
+
+    @Test func aReadValueOwnsItsReference() {
+        let cache = CacheStore<Key>(initialValues: [.item(1): Dog()])
+        weak var released: Dog?
+        do {
+            let dog = cache.get(.item(1), as: Dog.self)
+            released = dog
+            cache.remove(.item(1))
+            #expect(released != nil, "the read value keeps the object alive after its key is removed")
+            withExtendedLifetime(dog) {}
+        }
+        #expect(released == nil, "and releases it after its last use")
+    }
+
+    @Test func resolveUpdateAndValuesInCacheReadTheSameWay() throws {
+        let cache = CacheStore<Key>(initialValues: [.count: 1, .name: "Ada", .item(1): Triple(a: 1, b: 2, c: 3)])
+        #expect(try cache.resolve(.item(1), as: Triple.self) == Triple(a: 1, b: 2, c: 3))
+        #expect(throws: CacheStore<Key>.InvalidTypeError.self) { try cache.resolve(.count, as: String.self) }
+        cache.update(.count, as: Int.self) { value in value? += 1 }
+        #expect(cache.get(.count, as: Int.self) == 2)
+        cache.update(.name, as: Int.self) { value in #expect(value == nil) }
+        #expect(cache.valuesInCache(ofType: Int.self) == [.count: 2])
+        #expect(cache.valuesInCache(ofType: Triple.self) == [.item(1): Triple(a: 1, b: 2, c: 3)])
+    }
+}
