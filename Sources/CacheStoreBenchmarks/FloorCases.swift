@@ -84,9 +84,14 @@ final class ObservableRow: @unchecked Sendable {
     }
 }
 
+/// Registers an observer of `row`'s value; one `reRegistering` registers again each time it fires.
+///
+/// The observer that does not register again captures nothing: capturing `row` would make a cycle
+/// (row, its registrar, the observer, row) that keeps every row `floor-scope-create` makes, where
+/// `scope-create`'s row store is freed.
 private func observe(_ row: ObservableRow, reRegistering: Bool) {
-    withObservationTracking(
-        { blackHole(row.value) }, onChange: { if reRegistering { observe(row, reRegistering: true) } })
+    guard reRegistering else { return withObservationTracking({ blackHole(row.value) }, onChange: {}) }
+    withObservationTracking({ blackHole(row.value) }, onChange: { observe(row, reRegistering: true) })
 }
 
 /// The floor's effect chain: values come back from tasks and are handled under a lock.
