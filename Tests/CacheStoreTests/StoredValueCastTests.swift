@@ -35,6 +35,21 @@ import Testing
         #expect(cache.get(.item(6), as: Double.self) == 2.5)
     }
 
+    /// Functions and metatypes are held in an `Any` at their most general representation, which is
+    /// also what a load of them from memory reads.
+    @Test func functionsMetatypesAndTuplesComeBackWhole() {
+        let triple: @Sendable (Int) -> Int = { $0 * 3 }
+        let swap: @Sendable (String, Int) -> (Int, String) = { ($1, $0) }
+        let cache = CacheStore<Key>(initialValues: [.item(1): triple, .item(2): swap, .item(3): Int.self])
+        cache.set(value: (1, "two"), forKey: .item(4))
+        #expect(cache.get(.item(1), as: (@Sendable (Int) -> Int).self)?(5) == 15)
+        let swapped = cache.get(.item(2), as: (@Sendable (String, Int) -> (Int, String)).self)?("a", 1)
+        #expect(swapped?.0 == 1 && swapped?.1 == "a")
+        #expect(cache.get(.item(3), as: Int.Type.self) == Int.self)
+        let pair = cache.get(.item(4), as: (Int, String).self)
+        #expect(pair?.0 == 1 && pair?.1 == "two")
+    }
+
     @Test func otherTypesAreCastAsAsDoes() {
         let cache = CacheStore<Key>(initialValues: [.count: 1, .name: Pet(name: "Rex")])
         #expect(cache.get(.count, as: Double.self) == nil)
