@@ -85,30 +85,36 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
         visibleScopedKey(of: parentKey, to: toParent, from: fromParent)
     }
 
+    // The parent's value is tested for `nil`, not unwrapped: `guard let` copied it and destroyed the
+    // original through the runtime's value witnesses (callgrind: `scoped-handle` 2,093 → 2,071
+    // instructions, `scope-create` 12,323 → 12,302).
+
     @inlinable
     func value(for key: Key, observing: Bool) -> Any? {
         guard let parentKey = parentKey(for: key) else { return local.value(for: key, observing: observing) }
-        guard let value = parentAccess.read(parentKey, observing) else {
-            return fallbacks.isEmpty ? nil : fallbacks[key]
-        }
+        let value = parentAccess.read(parentKey, observing)
+        if value == nil, !fallbacks.isEmpty { return fallbacks[key] }
         return value
     }
 
     @inlinable
     func write(_ value: consuming Any?, for key: Key) -> Any? {
         guard let parentKey = parentKey(for: key) else { return local.write(consume value, for: key) }
-        guard let previous = parentAccess.write(parentKey, consume value) else {
-            return fallbacks.isEmpty ? nil : fallbacks[key]
-        }
+        let previous = parentAccess.write(parentKey, consume value)
+        if previous == nil, !fallbacks.isEmpty { return fallbacks[key] }
         return previous
     }
 
     @inlinable
     func writeAll(_ keys: [Key], _ values: inout [Any?]) {
         if keys.count == 1 {
-            var value: Any?
-            swap(&value, &values[0])
-            values[0] = write(value, for: keys[0])
+            // The value is moved out and the replaced one moved in, as in `RootCore.writeAll`: swapped
+            // out and assigned back, it was copied and destroyed through the runtime's value witnesses
+            // (callgrind, `scoped-handle`: 2,071 → 1,749 instructions).
+            values.withUnsafeMutableBufferPointer { buffer in
+                let slot = buffer.baseAddress.unsafelyUnwrapped
+                slot.initialize(to: write(slot.move(), for: keys[0]))
+            }
             return
         }
         var parentKeys: [ParentKey] = []
