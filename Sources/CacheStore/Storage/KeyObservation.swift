@@ -26,21 +26,28 @@ final class KeyObservation: Observable, @unchecked Sendable {
     @usableFromInline var changes: Void = ()
 
     /// The key path of ``changes``, made once: a key path is immutable, so sharing it is safe.
-    @usableFromInline nonisolated(unsafe) static let keyPath: KeyPath<KeyObservation, Void> = \KeyObservation.changes
+    @usableFromInline nonisolated(unsafe) static let sharedKeyPath: KeyPath<KeyObservation, Void> =
+        \KeyObservation.changes
 
-    @usableFromInline init() {}
+    /// ``sharedKeyPath``, held by each subject: reading a `static let` calls `swift_once` each time
+    /// (callgrind: `store-handle-observed-same` 14,257 → 14,229 instructions, `cache-get` 714 → 701).
+    /// It fits the subject's allocation, which malloc rounds to 32 bytes anyway.
+    @usableFromInline let keyPath: KeyPath<KeyObservation, Void>
+
+    @usableFromInline init() {
+        keyPath = Self.sharedKeyPath
+    }
 
     /// Records a read for the `withObservationTracking` running on this thread, if any.
     @inlinable
     func access() {
-        registrar.access(self, keyPath: Self.keyPath)
+        registrar.access(self, keyPath: keyPath)
     }
 
     /// Tells the observers that the key changed. Call with no lock held: observers run synchronously
     /// and may use the store.
     @inlinable
     func notify() {
-        let keyPath = Self.keyPath
         registrar.willSet(self, keyPath: keyPath)
         registrar.didSet(self, keyPath: keyPath)
     }

@@ -85,7 +85,9 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             isNewSlot = slot.value == nil
             slot.observation = KeyObservation()
         }
-        slot.observation.unsafelyUnwrapped.access()
+        // Unretained: the slot holds the subject, and the lock the slot (callgrind: `cache-get`
+        // 701 → 653 instructions, `store-handle-observed-same` 14,229 → 14,181).
+        Unmanaged.passUnretained(slot.observation.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.access() }
         return slot.value
     }
 
