@@ -118,7 +118,14 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// Handles `action` and starts its effect. In the turn.
     @inlinable
     func process(_ action: Action) {
-        if let effect = apply(action).effect { start(effect) }
+        // A consuming switch: `if let` left the `nil` effect of a plain action to be destroyed through
+        // `Optional`'s value witness, as an effect holds existentials (callgrind, `store-handle`: 1,531
+        // → 1,459 instructions per action).
+        let effect = apply(action).effect
+        switch consume effect {
+        case .some(let effect): start(effect)
+        case .none: break
+        }
         if let forwardToParent { forwardToParent(action) }
     }
 
