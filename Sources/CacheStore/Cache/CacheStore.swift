@@ -138,7 +138,7 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     ///   - key: The key to set.
     @inlinable
     public func set<Value>(value: Value, forKey key: Key) {
-        _ = access.write(key, storableValue(value))
+        dropStoredValue(access.write(key, storableValue(value)))
     }
 
     /// Removes `key` and its value. Removing an absent key does nothing.
@@ -146,7 +146,7 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// - Parameter key: The key to remove.
     @inlinable
     public func remove(_ key: Key) {
-        _ = access.write(key, nil)
+        dropStoredValue(access.write(key, nil))
     }
 
     /// Whether `key` has a value.

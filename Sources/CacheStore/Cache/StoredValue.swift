@@ -38,3 +38,16 @@ func isInlineInAny<Value>(_: Value.Type) -> Bool {
     MemoryLayout<Value>.size <= anyMetadataOffset && MemoryLayout<Value>.alignment <= MemoryLayout<Int>.alignment
         && _isBitwiseTakable(Value.self)
 }
+
+/// Releases `value`, a value the store no longer holds: a consuming switch, so that a value is destroyed as an `Any` and `nil` not at
+/// all, where dropping an `Any?` destroys it through `Optional`'s value witness (callgrind, the
+/// value a handler's `set` replaces: `store-handle` 1,459 → 1,397 instructions per action,
+/// `store-handle-observed-same` 14,109 → 14,048; the same for the values a commit replaces cost 9
+/// more, and for a read's value after the cast 2 more: not used there).
+@inlinable
+func dropStoredValue(_ value: consuming Any?) {
+    switch consume value {
+    case .some(let value): _ = consume value
+    case .none: break
+    }
+}
