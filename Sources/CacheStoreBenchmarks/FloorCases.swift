@@ -88,7 +88,8 @@ final class ObservableRow: @unchecked Sendable {
 ///
 /// The observer that does not register again captures nothing: capturing `row` would make a cycle
 /// (row, its registrar, the observer, row) that keeps every row `floor-scope-create` makes, where
-/// `scope-create`'s row store is freed.
+/// `scope-create`'s row store is freed. The one that does captures only `row`, as the store cases'
+/// observers capture only their store.
 private func observe(_ row: ObservableRow, reRegistering: Bool) {
     guard reRegistering else { return withObservationTracking({ blackHole(row.value) }, onChange: {}) }
     withObservationTracking({ blackHole(row.value) }, onChange: { observe(row, reRegistering: true) })

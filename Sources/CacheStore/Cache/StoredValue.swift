@@ -10,7 +10,8 @@
 /// runtime's dynamic cast, which unwraps, projects and copies through the type's value witnesses.
 ///
 /// Measured with callgrind, instructions per read of an `Int`: `cache-get` (100,000 keys) 1,039 →
-/// 877; through `type(of:)` instead of the metadata word, 989.
+/// 714 (`floor-read`, a locked dictionary's read and `as? Int`, 676); comparing `type(of:)` instead of
+/// the metadata word, 989. `store-handle-observed-same`: 14,586 → 14,257.
 @inlinable
 func storedValue<Value>(_ stored: consuming Any?, as _: Value.Type) -> Value? {
     if isInlineInAny(Value.self) {
@@ -39,11 +40,12 @@ func isInlineInAny<Value>(_: Value.Type) -> Bool {
         && _isBitwiseTakable(Value.self)
 }
 
-/// Releases `value`, a value the store no longer holds: a consuming switch, so that a value is destroyed as an `Any` and `nil` not at
-/// all, where dropping an `Any?` destroys it through `Optional`'s value witness (callgrind, the
-/// value a handler's `set` replaces: `store-handle` 1,459 → 1,397 instructions per action,
-/// `store-handle-observed-same` 14,109 → 14,048; the same for the values a commit replaces cost 9
-/// more, and for a read's value after the cast 2 more: not used there).
+/// Releases `value`, a value the store no longer holds, with a consuming switch: a value is then
+/// destroyed as an `Any`, and `nil` not at all, where dropping an `Any?` destroys it through
+/// `Optional`'s value witness. Measured with callgrind, for the value a handler's `set` replaces:
+/// `store-handle` 1,459 → 1,397 instructions per action, `store-handle-observed-same` 14,109 →
+/// 14,048. (For the values a commit replaces it cost 9 more, for a read's value after the cast 2
+/// more: not used there.)
 @inlinable
 func dropStoredValue(_ value: consuming Any?) {
     switch consume value {
