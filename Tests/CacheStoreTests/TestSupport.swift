@@ -82,3 +82,14 @@ func offThePool<Result: Sendable>(_ body: @escaping @Sendable () -> Result) asyn
         Thread { continuation.resume(returning: body()) }.start()
     }
 }
+
+/// Whether this test process runs under ThreadSanitizer (`swift test --sanitize=thread`), whose
+/// runtime allocates on the heap as threads sync: a heap measured in-process then counts the
+/// sanitizer's own memory, by tens of bytes per effect.
+let isUnderThreadSanitizer: Bool = {
+    #if canImport(Glibc) || canImport(Darwin)
+        return dlsym(dlopen(nil, RTLD_NOW), "__tsan_init") != nil
+    #else
+        return false
+    #endif
+}()

@@ -568,8 +568,9 @@ import Testing
         // actor must not wait for the effect itself: that is the one wait the store cannot see.)
         let (cancelled, queuedFirst) = await MainActor.run { [store] () -> (Bool?, Bool) in
             go.value = true
-            // The effect needs no main actor to get to its first send: a bounded wait for it.
-            let deadline = Date().addingTimeInterval(10)
+            // The effect needs no main actor to get to its first send: a bounded wait for it (under
+            // ThreadSanitizer, with the pool busy, 10 s was once not enough).
+            let deadline = Date().addingTimeInterval(30)
             while !sending.value, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
             Thread.sleep(forTimeInterval: 0.1)
             return (store?.cancel(id: ID.chain), sending.value)

@@ -864,6 +864,10 @@ import Testing
         let baseline = cycle.parks ? await growth(of: .parkedRunCancelledBaseline) : 0
         let growth = await growth(of: cycle) - baseline
         #expect(Parking.parked.read { $0 } == 0, "cancelled effects' sleeps are still parked: not cancelled")
+        // Under ThreadSanitizer the heap counts the sanitizer's own memory as threads sync (55 bytes
+        // per debounce cycle above the parked baseline once): there the cycles run, for the checks
+        // above, but their growth is measured only in the plain run (CI runs both).
+        guard !isUnderThreadSanitizer else { return }
         if cycle.grows {
             #expect(growth >= 16, "the control grew by only \(growth) bytes per cycle: the probe sees nothing")
         } else {
