@@ -44,9 +44,10 @@ let timingHandler = StoreActionHandler<TimingKey, TimingAction, TimingDependency
     return .none
 }
 
-/// Polls `condition` until it holds or 30 seconds pass.
+/// Polls `condition` until it holds or 120 seconds pass (a TSan run on two cores once stalled every
+/// test for about 30 s).
 func eventually(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(30)
+    let deadline = ContinuousClock.now + .seconds(120)
     while ContinuousClock.now < deadline {
         if condition() { return true }
         try? await Task.sleep(for: .milliseconds(2))

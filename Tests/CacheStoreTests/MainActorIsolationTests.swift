@@ -53,9 +53,10 @@ import Testing
             isolation: isolation)
     }
 
-    /// Waits (without blocking the main actor) until `condition` holds, for at most five seconds.
+    /// Waits (without blocking the main actor) until `condition` holds, for at most two minutes (a
+    /// TSan run on two cores once stalled every test for about 30 s).
     static func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<500 {
+        for _ in 0..<12_000 {
             if condition() { return true }
             try? await Task.sleep(for: .milliseconds(10))
         }

@@ -12,9 +12,10 @@ struct Post: Equatable, Sendable {
 }
 
 /// Polls `condition` until it holds or `timeout` passes; returns whether it held. The default is
-/// generous: it only costs time when a test fails, and under ThreadSanitizer on a loaded two-core
-/// machine an effect can take seconds to be scheduled.
-func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
+/// generous: it only costs time when a test fails, and under ThreadSanitizer on a two-core machine
+/// an effect can take seconds to be scheduled (a TSan run in CI once stalled every test for about
+/// 30 s at its start, and three concatenation tests waiting 30 s failed).
+func eventually(timeout: Duration = .seconds(120), _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now + timeout
     while ContinuousClock.now < deadline {
         if condition() { return true }

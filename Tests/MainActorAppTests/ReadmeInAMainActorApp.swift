@@ -58,9 +58,9 @@ let handler = StoreActionHandler<Key, Action, Void> { state, action, _ in
     }
 }
 
-/// Waits until `condition` holds, for effects that finish on their own time; `false` after 30 s.
+/// Waits until `condition` holds, for effects that finish on their own time; `false` after 120 s.
 func eventually(_ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + .seconds(30)
+    let deadline = ContinuousClock.now + .seconds(120)
     while !condition() {
         if ContinuousClock.now > deadline { return false }
         try? await Task.sleep(for: .milliseconds(2))
