@@ -573,16 +573,7 @@ import Testing
     @Test func twoMainActorStoresWhoseEffectsSendToEachOther() async {
         let rounds = Soak.isFull ? 50 : 20
         let peers = AttackBox<(Attacked?, Attacked?)>((nil, nil))
-        func script(_ other: @escaping @Sendable () -> Attacked?) -> Script {
-            Script { number in
-                guard number > 0 else { return nil }
-                return .run { send in
-                    other()?.handle(action: .start(number - 1))
-                    send(.got("\(number)"))
-                }
-            }
-        }
-        let (left, right) = (script { peers.value.1 }, script { peers.value.0 })
+        let (left, right) = (Script.peer { peers.value.1 }, Script.peer { peers.value.0 })
         let (leftStore, rightStore) = (left.makeStore(isolation: .mainActor), right.makeStore(isolation: .mainActor))
         peers.value = (leftStore, rightStore)
         for _ in 0..<8 {

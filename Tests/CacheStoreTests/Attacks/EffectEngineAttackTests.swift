@@ -519,17 +519,7 @@ import Testing
     @Test func twoStoresWhoseEffectsSendToEachOther() async {
         let rounds = Soak.isFull ? 200 : 50
         let peers = AttackBox<(Attacked?, Attacked?)>((nil, nil))
-        func script(_ other: @escaping @Sendable () -> Attacked?) -> Script {
-            Script { number in
-                guard number > 0 else { return nil }
-                return .run { send in
-                    other()?.handle(action: .start(number - 1))
-                    send(.got("\(number)"))
-                }
-            }
-        }
-        let left = script { peers.value.1 }
-        let right = script { peers.value.0 }
+        let (left, right) = (Script.peer { peers.value.1 }, Script.peer { peers.value.0 })
         let (leftStore, rightStore) = (left.makeStore(), right.makeStore())
         peers.value = (leftStore, rightStore)
         await offThePool {

@@ -55,3 +55,22 @@ final class EffectScript: Sendable {
             isolation: isolation)
     }
 }
+
+extension EffectScript {
+    /// One of two stores that send to each other: `.start(n)`, for `n > 0`, returns an effect that
+    /// starts `n - 1` in the store `other` returns, then sends `.got("n")` to its own store.
+    ///
+    /// ```swift
+    /// let peers = AttackBox<(Attacked?, Attacked?)>((nil, nil))
+    /// let (left, right) = (EffectScript.peer { peers.value.1 }, EffectScript.peer { peers.value.0 })
+    /// ```
+    static func peer(of other: @escaping @Sendable () -> Store<ScriptKey, ScriptAction, Void>?) -> EffectScript {
+        EffectScript { number in
+            guard number > 0 else { return nil }
+            return .run { send in
+                other()?.handle(action: .start(number - 1))
+                send(.got("\(number)"))
+            }
+        }
+    }
+}

@@ -587,6 +587,14 @@ import Testing
     nonisolated(unsafe) static var wedged: [AnyObject] = []
     static let wedgedLock = NSLock()
 
+    /// Cancels `id` in `store` on a thread of its own; records an issue named `operation` and keeps
+    /// the store in ``wedged`` when that has not returned within 5 s (a deadlock).
+    static func cancelsWithoutDeadlock(_ store: Attacked, id: ReentrantID, _ operation: String) async -> Bool {
+        let finished = await expectFinishes(operation, within: 5) { _ = store.cancel(id: id) }
+        if !finished { wedgedLock.withLock { wedged.append(store) } }
+        return finished
+    }
+
     /// What the id's `deinit` does with the store.
     enum Reentry: String, CaseIterable, Sendable {
         /// The control: a `deinit` that leaves the store alone.
@@ -625,11 +633,9 @@ import Testing
         box.value = store
         store.handle(action: .start(1))
         store.handle(action: .start(0))
-        let finished = await expectFinishes("cancel(id:) releasing an id whose deinit re-enters the store", within: 5) {
-            _ = store.cancel(id: ReentrantID("kept"))
-        }
+        let finished = await Self.cancelsWithoutDeadlock(
+            store, id: ReentrantID("kept"), "cancel(id:) releasing an id whose deinit re-enters the store")
         guard finished else {
-            Self.wedgedLock.withLock { Self.wedged.append(store) }
             box.value = nil
             return
         }
@@ -658,11 +664,9 @@ import Testing
         store.handle(action: .start(0))
         #expect(await eventually(timeout: .seconds(60)) { script.log.values == ["throttled"] })
         #expect(await Self.ends(store))
-        let finished = await expectFinishes("cancel(id:) forgetting a throttle id whose deinit cancels", within: 5) {
-            _ = store.cancel(id: ReentrantID("throttled"))
-        }
+        let finished = await Self.cancelsWithoutDeadlock(
+            store, id: ReentrantID("throttled"), "cancel(id:) forgetting a throttle id whose deinit cancels")
         guard finished else {
-            Self.wedgedLock.withLock { Self.wedged.append(store) }
             box.value = nil
             return
         }
