@@ -146,7 +146,7 @@ struct EffectLifecycle {
     /// lock is left, never here. (Anonymous identities hold no user value and are not kept.)
     private var releasedIDs: [EffectIdentity] = []
     /// Whether the store was released (``close()``): every effect started since is cancelled at once.
-    private var isClosed = false
+    private(set) var isClosed = false
 
     /// The ids of the effects running now (not those being cancelled), waiting ones included.
     var runningIDs: Set<AnyHashable> {

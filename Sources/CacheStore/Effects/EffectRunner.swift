@@ -52,6 +52,26 @@ final class EffectRunner: @unchecked Sendable {
         return ticket
     }
 
+    /// The engine of the store these effects belong to, retained, unless the store was released
+    /// (``close()``): how an effect's task reaches its store without keeping it alive.
+    ///
+    /// ```swift
+    /// let engine = Unmanaged.passUnretained(self)    // in the engine, when the effect starts
+    /// Task { guard let self = runner.engine(engine) else { return } … }
+    /// ```
+    ///
+    /// Safe because a store closes its runner before it releases its engine, and the engine is
+    /// retained here under the lock `close()` takes: either the store was not closed yet, and the
+    /// engine is alive, or `nil`. (Callgrind, `effect-roundtrip`: 7,782 → 7,258 instructions per round
+    /// trip against a task holding the engine weakly. A weakly referenced object has a side table,
+    /// and every retain and release of it takes the runtime's slow path.)
+    @usableFromInline
+    func engine<Engine: AnyObject>(_ engine: Unmanaged<Engine>) -> Engine? {
+        lock.lock()
+        defer { lock.unlock() }
+        return lifecycle.isClosed ? nil : engine.takeUnretainedValue()
+    }
+
     /// Whether the effect of `ticket` runs and was not cancelled.
     @usableFromInline
     func isRunning(_ ticket: Ticket) -> Bool {

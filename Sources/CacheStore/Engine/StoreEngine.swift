@@ -205,21 +205,22 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             effects.forgetThrottle(id)
         case .single(let identity, let operation):
             startTask(identity, group?.placement ?? .root, in: group) { ticket in
-                // The task holds the engine weakly, so that a released store's state is freed even
-                // while an operation that ignores cancellation runs (a strong capture was 1,000
-                // instructions faster per round trip, and broke that).
-                Task { [weak self] in
+                // The task does not hold the engine: a released store's state is freed even while an
+                // operation that ignores cancellation runs (see `EffectRunner.engine(_:)`).
+                let (runner, engine) = (effects, Unmanaged.passUnretained(self))
+                return Task {
                     let last = await operation()
-                    guard let self else { return group?.partEnded() ?? () }
-                    finish(ticket, delivering: last, then: group)
+                    guard let self = runner.engine(engine) else { return group?.partEnded() ?? () }
+                    self.finish(ticket, delivering: last, then: group)
                 }
             }
         case .task(let identity, let work):
             startTask(identity, group?.placement ?? .root, in: group) { ticket in
-                Task { [weak self] in
-                    let last = await work(Send { [weak self] action in self?.deliver(action, from: ticket) })
-                    guard let self else { return group?.partEnded() ?? () }
-                    finish(ticket, delivering: last, then: group)
+                let (runner, engine) = (effects, Unmanaged.passUnretained(self))
+                return Task {
+                    let last = await work(Send { action in runner.engine(engine)?.deliver(action, from: ticket) })
+                    guard let self = runner.engine(engine) else { return group?.partEnded() ?? () }
+                    self.finish(ticket, delivering: last, then: group)
                 }
             }
         case .concatenation, .delay, .decidedAtStart, .deferred:
@@ -262,15 +263,16 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             // in its place (see `EffectLifecycle.Placement.successor`).
             // The effect moves into the task, as every effect moves into its task.
             let next = UncheckedSendable((id, effect))
+            let (runner, engine) = (effects, Unmanaged.passUnretained(self))
             startTask(.waiting(id), placement, in: group) { ticket in
-                Task { [weak self] in
+                Task {
                     let isOver = (try? await wait()) != nil
-                    guard let self else { return group?.partEnded() ?? () }
+                    guard let self = runner.engine(engine) else { return group?.partEnded() ?? () }
                     if isOver {
                         let (id, effect) = next.value
-                        startConcatenation(.given(id), [effect], in: group, .successor(of: ticket))
+                        self.startConcatenation(.given(id), [effect], in: group, .successor(of: ticket))
                     }
-                    finish(ticket, delivering: nil, then: group)
+                    self.finish(ticket, delivering: nil, then: group)
                 }
             }
         case .action, .cancel, .single, .task:
@@ -297,7 +299,8 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         let ticket = startTask(identity, placement, in: group) { ticket in
             let firstSteps = first.map { _ in EffectGroup(parent: ticket) }
             firstGroup = firstSteps
-            return Task { [weak self] in
+            let engine = Unmanaged.passUnretained(self)
+            return Task {
                 await firstSteps?.wait()
                 for step in later.value {
                     guard runner.isRunning(ticket) else { break }
@@ -306,11 +309,11 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
                         continue
                     }
                     let stepGroup = EffectGroup(parent: ticket)
-                    stepGroup.start { self?.start(step, in: stepGroup) }
+                    stepGroup.start { runner.engine(engine)?.start(step, in: stepGroup) }
                     await stepGroup.wait()
                 }
-                guard let self else { return group?.partEnded() ?? () }
-                finish(ticket, delivering: nil, then: group)
+                guard let self = runner.engine(engine) else { return group?.partEnded() ?? () }
+                self.finish(ticket, delivering: nil, then: group)
             }
         }
         guard ticket != nil, let first, let firstGroup else { return }

@@ -28,7 +28,7 @@ import Observation
 ///
 /// An effect whose id is still running is cancelled when a new one with that id starts; ``cancel(id:)``
 /// cancels one; a cancelled effect never delivers its action. Releasing the store cancels all its
-/// effects: a running effect holds the store weakly.
+/// effects: a running effect does not hold the store.
 ///
 /// ## Topics
 ///

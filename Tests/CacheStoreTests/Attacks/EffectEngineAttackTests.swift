@@ -114,11 +114,11 @@ import Testing
 
     // MARK: - Releasing the store
 
-    /// "Releasing the store cancels every effect it runs: a running effect holds its store weakly,
+    /// "Releasing the store cancels every effect it runs: a running effect does not hold its store,
     /// so it never keeps it alive." A single-action effect whose work does not end when cancelled
     /// (it awaits something that ignores cancellation) must not keep the store's state alive.
-    /// The same for a `run` effect, whose `Send` holds the store weakly. (A strong capture of the
-    /// engine by a single effect's task, tried for speed, broke the first.)
+    /// The same for a `run` effect and its `Send`. (A strong capture of the engine by a single
+    /// effect's task, tried for speed, broke the first.)
     @Test(arguments: ["single", "run"])
     func aReleasedStoresStateIsFreedWhileItsEffectIgnoresCancellation(kind: String) async {
         let gate = Gate()
