@@ -32,7 +32,8 @@ final class EffectRunner: @unchecked Sendable {
     ///   - identity: The effect's given id, or its anonymous identity, which replaces nothing.
     ///   - placement: On its own, or a part of a composed effect (see ``EffectLifecycle``).
     ///   - makeTask: Makes the effect's task, given the ticket to pass to the other methods; `nil`
-    ///     for an effect that delivers at once. (The caller makes the task, so that its closure is
+    ///     for an effect that delivers at once, or whose task is made later and given to
+    ///     ``attach(_:to:)``. (The caller makes the task, so that its closure is
     ///     the only one allocated: a closure passed here to be wrapped in the task would be one more
     ///     allocation and async frame per effect.)
     /// - Returns: The effect's ticket; `nil` when the composed effect it is a part of was
@@ -48,8 +49,15 @@ final class EffectRunner: @unchecked Sendable {
         guard let (ticket, replaced) = started else { return nil }
         for task in replaced { task.cancel() }
         guard let task = makeTask(ticket) else { return ticket }
-        if !lock.withLock({ lifecycle.attach(task, to: ticket) }) { task.cancel() }
+        attach(task, to: ticket)
         return ticket
+    }
+
+    /// Attaches the task of the effect of `ticket`, to be cancelled with it; cancels the task at
+    /// once when the effect was cancelled meanwhile.
+    @usableFromInline
+    func attach(_ task: Task<Void, Never>, to ticket: Ticket) {
+        if !lock.withLock({ lifecycle.attach(task, to: ticket) }) { task.cancel() }
     }
 
     /// The engine of the store these effects belong to, retained, unless the store was released
