@@ -227,7 +227,9 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             effects.cancel(id)
             effects.forgetThrottle(id)
         case .single(let identity, let operation):
-            if isDeferringTask, group == nil, deferredTask == nil {
+            // A part of a composed effect may start off the turn (a concatenation's later steps
+            // start in its task): the deferral's state, guarded by the turn, is read only for others.
+            if group == nil, isDeferringTask, deferredTask == nil {
                 guard let ticket = effects.start(identity, .root, { _ in nil }) else { return }
                 deferredTask = (ticket, operation)
                 return
