@@ -51,8 +51,9 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// plain action then allocates nothing. Guarded by the turn.
     @exclusivity(unchecked) @usableFromInline var spare: (state: CacheStore<Key>, transaction: TransactionCore<Key>)?
     /// Whether the first single effect started now waits for the turn to end before its task is
-    /// made (see ``inIdleTurn(_:)``), and that effect, once started. Guarded by the turn.
+    /// made (see ``inIdleTurn(_:)``). Guarded by the turn.
     @exclusivity(unchecked) @usableFromInline var isDeferringTask = false
+    /// That effect, once started: its ticket and operation. Guarded by the turn.
     @exclusivity(unchecked) @usableFromInline var deferredTask: (EffectRunner.Ticket, @Sendable () async -> Action?)?
 
     @inlinable
@@ -88,8 +89,9 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// thread often woke while the turn was still taken, queued its end for the handling thread and
     /// went back to sleep, and the handling thread then had to wake it for the next one. Measured with
     /// `perf stat`, `effect-roundtrip`: 0.3–0.55 context switches per round trip before, under 0.01
-    /// after; on one CPU (`taskset -c 0`) 3.9 → 2.7 µs per round trip. (One task is deferred, not all:
-    /// a list of them was an allocation per action; callgrind: the same 7,255 instructions.)
+    /// after; on one CPU (`taskset -c 0`) 3.9 → 2.7 µs per round trip. Callgrind: 7,256 → 7,372
+    /// instructions, this bookkeeping's cost. (One task is deferred, not all: a list of them would be
+    /// an allocation per action.)
     @inlinable
     func inIdleTurn(_ work: () -> Void) {
         isDeferringTask = true
