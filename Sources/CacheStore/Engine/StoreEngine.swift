@@ -50,8 +50,8 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// The last action's handler state, kept for the next action when nothing else holds it: a
     /// plain action then allocates nothing. Guarded by the turn.
     @exclusivity(unchecked) @usableFromInline var spare: (state: CacheStore<Key>, transaction: TransactionCore<Key>)?
-    /// Whether the first single effect started now waits for the turn to end before its task is
-    /// made (see ``inIdleTurn(_:)``). Guarded by the turn.
+    /// Whether the next single effect started waits for the turn to end before its task is made
+    /// (see ``inIdleTurn(_:)``); one at most, so it is unset when one does. Guarded by the turn.
     @exclusivity(unchecked) @usableFromInline var isDeferringTask = false
     /// That effect, once started: its ticket and operation. Guarded by the turn.
     @exclusivity(unchecked) @usableFromInline var deferredTask: (EffectRunner.Ticket, @Sendable () async -> Action?)?
@@ -89,17 +89,19 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// thread often woke while the turn was still taken, queued its end for the handling thread and
     /// went back to sleep, and the handling thread then had to wake it for the next one. Measured with
     /// `perf stat`, `effect-roundtrip`: 0.3–0.55 context switches per round trip before, under 0.01
-    /// after; on one CPU (`taskset -c 0`) 3.9 → 2.7 µs per round trip. Callgrind: 7,256 → 7,372
-    /// instructions, this bookkeeping's cost. (One task is deferred, not all: a list of them would be
-    /// an allocation per action.)
+    /// after; on one CPU (`taskset -c 0`) 3.9 → 2.7 µs per round trip. Callgrind: `effect-roundtrip`
+    /// 7,256 → 7,317 instructions, `store-handle` 1,398 → 1,418, this bookkeeping's cost. (One task is
+    /// deferred, not all: a list of them would be an allocation per action.)
     @inlinable
     func inIdleTurn(_ work: () -> Void) {
         isDeferringTask = true
         work()
-        isDeferringTask = false
-        let deferred = deferredTask.take()
+        guard !isDeferringTask, let (ticket, operation) = deferredTask.take() else {
+            isDeferringTask = false
+            return queue.endTurn()
+        }
         queue.endTurn()
-        if let (ticket, operation) = deferred { startSingleTask(ticket, operation, in: nil) }
+        startSingleTask(ticket, operation, in: nil)
     }
 
     /// Handles `action` on the main queue: at once when called there, else sent there without
@@ -231,7 +233,8 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         case .single(let identity, let operation):
             // A part of a composed effect may start off the turn (a concatenation's later steps
             // start in its task): the deferral's state, guarded by the turn, is read only for others.
-            if group == nil, isDeferringTask, deferredTask == nil {
+            if group == nil, isDeferringTask {
+                isDeferringTask = false
                 guard let ticket = effects.start(identity, .root, { _ in nil }) else { return }
                 deferredTask = (ticket, operation)
                 return
