@@ -83,7 +83,47 @@ private func makeStore(writing written: Box, sent: Payload = Payload(n: 1), init
     return TestStore(initialValues: initialValues, actionHandler: handler, dependency: ())
 }
 
+/// Four words: stored out of line in an `Any`, which holds a box's address instead.
+private struct LargeValue: Equatable {
+    var a = 1, b = 2, c = 3, d = 4
+}
+
 @Suite struct TestStoreValueComparisonTests {
+    /// The test store first compares values by the bytes an `Any` stores (see `IdenticalValues`); the
+    /// verdicts must stay those of the full comparison.
+    @Test func equalValuesOfEveryKindOfStorageAreEqual() async {
+        let shared = Payload(n: 1)
+        let failures = await captureFailures {
+            makeStore(writing: Box(true)).send(.write) { $0.set(value: true, forKey: "value") }
+            makeStore(writing: Box(-0.0)).send(.write) { $0.set(value: 0.0, forKey: "value") }
+            makeStore(writing: Box(LargeValue())).send(.write) { $0.set(value: LargeValue(), forKey: "value") }
+            makeStore(writing: Box(shared)).send(.write) { $0.set(value: shared, forKey: "value") }
+            makeStore(writing: Box("a" + "b")).send(.write) { $0.set(value: "ab", forKey: "value") }
+            let removed = makeStore(writing: Box(0), initialValues: ["other": 1])
+            removed.send(.write) { state in
+                state.set(value: 0, forKey: "value")
+                state.remove("absent")
+            }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    @Test func sameBytesOfAnotherTypeOrUnequalValuesDiffer() async {
+        let failures = await captureFailures {
+            makeStore(writing: Box(UInt(5))).send(.write) { $0.set(value: 5, forKey: "value") }
+            makeStore(writing: Box(Int8(2))).send(.write) { $0.set(value: Int8(1), forKey: "value") }
+            // The same first byte, the same first word.
+            makeStore(writing: Box(512)).send(.write) { $0.set(value: 256, forKey: "value") }
+            makeStore(writing: Box((1, 3))).send(.write) { $0.set(value: (1, 2), forKey: "value") }
+            makeStore(writing: Box(0)).send(.write) { $0.remove("value") }
+            makeStore(writing: Box(LargeValue(d: 5))).send(.write) { $0.set(value: LargeValue(), forKey: "value") }
+            makeStore(writing: Box(Payload(n: 1))).send(.write) { $0.set(value: Payload(n: 1), forKey: "value") }
+        }
+        #expect(failures.count == 7)
+        #expect(failures.map(\.message).allSatisfy { $0.hasPrefix("State after .write does not match") })
+        #expect(failures.first?.message.contains("(types differ: − Int, + UInt)") == true)
+    }
+
     @Test func nanEqualsNaN() async {
         let failures = await captureFailures {
             let store = makeStore(writing: Box(Double.nan))

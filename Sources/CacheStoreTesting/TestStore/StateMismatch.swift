@@ -35,42 +35,76 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
     ) -> [StateMismatch] {
         switch expected {
         case .writes(let keys, let values):
-            // A linear search among up to 16 keys beats hashing; past that, dictionaries.
-            let changeIndex =
-                changes.count > 16
-                ? Dictionary(zip(changes.map { $0.key }, changes.indices), uniquingKeysWith: { $1 }) : nil
-            var mismatches: [StateMismatch] = []
-            // By index, and without `Optional.map`: copies of `Any?` values go through the runtime.
-            for position in keys.indices {
-                let key = keys[position]
-                let actual: Any?
-                if let changed = changeIndex.map({ $0[key] }) ?? changes.lastIndex(where: { $0.key == key }) {
-                    actual = changes[changed].after
-                } else {
-                    actual = currentValue(key)
-                }
-                if !isEqual(values[position], actual) {
-                    mismatches.append(StateMismatch(key: key, expected: values[position], actual: actual))
+            return values.withUnsafeBufferPointer { values in
+                changes.withUnsafeBufferPointer { changes in
+                    findAfterWrites(
+                        keys: keys, values: values, actual: changes, currentValue: currentValue,
+                        onlyExpectedKeys: onlyExpectedKeys)
                 }
             }
-            if !onlyExpectedKeys {
-                // A write the expectation did not make must leave its key as it was.
-                let expectedKeys = keys.count > 16 ? Set(keys) : nil
-                for index in changes.indices {
-                    let key = changes[index].key
-                    guard !(expectedKeys?.contains(key) ?? keys.contains(key)),
-                        !isEqual(changes[index].before, changes[index].after)
-                    else { continue }
-                    mismatches.append(
-                        StateMismatch(key: key, expected: changes[index].before, actual: changes[index].after))
-                }
-            }
-            return mismatches.count > 1 ? mismatches.sorted { $0.keyText < $1.keyText } : mismatches
         case .replaced(let values):
             return findAfterReplacement(
                 by: values, actual: changes, currentValue: currentValue, currentKeys: currentKeys,
                 onlyExpectedKeys: onlyExpectedKeys)
         }
+    }
+
+    /// ``find(expected:actual:currentValue:currentKeys:onlyExpectedKeys:)`` for an expectation that
+    /// wrote `keys` with `values`: each compared with the value the action left, and each other key
+    /// the action wrote with its value before.
+    ///
+    /// Through buffer pointers, whose elements are read in place: an array's subscript returns a copy,
+    /// and copies of `Any?` values go through the runtime (callgrind, `teststore-send` at 10 keys: two
+    /// copies and their destruction cost 384 instructions per send, 4,376 → 3,992). Values are copied
+    /// only into a mismatch.
+    @inlinable
+    static func findAfterWrites(
+        keys: [Key],
+        values: UnsafeBufferPointer<Any?>,
+        actual changes: UnsafeBufferPointer<StateChange<Key>>,
+        currentValue: (Key) -> Any?,
+        onlyExpectedKeys: Bool
+    ) -> [StateMismatch] {
+        // A linear search among up to 16 keys beats hashing; past that, dictionaries.
+        let changeIndex =
+            changes.count > 16
+            ? Dictionary(zip(changes.map { $0.key }, changes.indices), uniquingKeysWith: { $1 }) : nil
+        var mismatches: [StateMismatch] = []
+        // The address of an action's value before or after: read in place, not copied.
+        let before = MemoryLayout<StateChange<Key>>.offset(of: \.before)!
+        let after = MemoryLayout<StateChange<Key>>.offset(of: \.after)!
+        func value(_ change: Int, at offset: Int) -> UnsafePointer<Any?> {
+            (UnsafeRawPointer(changes.baseAddress! + change) + offset).assumingMemoryBound(to: Any?.self)
+        }
+        // By index, and without `Optional.map`, which copies.
+        for position in keys.indices {
+            let key = keys[position]
+            let expected = values.baseAddress! + position
+            if let changed = changeIndex.map({ $0[key] }) ?? changes.lastIndex(where: { $0.key == key }) {
+                if !isEqual(expected, value(changed, at: after)) {
+                    mismatches.append(
+                        StateMismatch(key: key, expected: expected.pointee, actual: changes[changed].after))
+                }
+            } else {
+                var actual = currentValue(key)
+                if !isEqual(expected, &actual) {
+                    mismatches.append(StateMismatch(key: key, expected: expected.pointee, actual: actual))
+                }
+            }
+        }
+        if !onlyExpectedKeys {
+            // A write the expectation did not make must leave its key as it was.
+            let expectedKeys = keys.count > 16 ? Set(keys) : nil
+            for index in changes.indices {
+                let key = changes[index].key
+                guard !(expectedKeys?.contains(key) ?? keys.contains(key)),
+                    !isEqual(value(index, at: before), value(index, at: after))
+                else { continue }
+                mismatches.append(
+                    StateMismatch(key: key, expected: changes[index].before, actual: changes[index].after))
+            }
+        }
+        return mismatches.count > 1 ? mismatches.sorted { $0.keyText < $1.keyText } : mismatches
     }
 
     /// ``find(expected:actual:currentValue:currentKeys:onlyExpectedKeys:)`` for an expectation that
@@ -89,9 +123,9 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
         if !onlyExpectedKeys { keys = keys.union(changed.keys).union(currentKeys()) }
         var mismatches: [StateMismatch] = []
         for key in keys {
-            let actual: Any? = if let change = changed[key] { change.after } else { currentValue(key) }
-            let expected = values[key]
-            if !isEqual(expected, actual) {
+            var actual: Any? = if let change = changed[key] { change.after } else { currentValue(key) }
+            var expected = values[key]
+            if !isEqual(&expected, &actual) {
                 mismatches.append(StateMismatch(key: key, expected: expected, actual: actual))
             }
         }
@@ -108,9 +142,16 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
         ["  \(keyText)"] + ValueDiff(from: expected, to: actual, limits: limits).markedLines(indent: "  ")
     }
 
-    /// Whether the two values are equal as the debug log compares them.
+    /// Whether the two values are equal as the debug log compares them: identical values at once
+    /// (see ``IdenticalValues``), others by the full comparison.
+    @inlinable
+    static func isEqual(_ lhs: UnsafePointer<Any?>, _ rhs: UnsafePointer<Any?>) -> Bool {
+        IdenticalValues.areIdentical(UnsafeRawPointer(lhs), UnsafeRawPointer(rhs))
+            || haveNoDifference(lhs.pointee, rhs.pointee)
+    }
+
     @usableFromInline
-    static func isEqual(_ lhs: Any?, _ rhs: Any?) -> Bool {
+    static func haveNoDifference(_ lhs: Any?, _ rhs: Any?) -> Bool {
         firstDifference(lhs, rhs) == nil
     }
 }
