@@ -275,7 +275,13 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
                 exhaustivity: exhaustivity)
         }
         if !check.passed { report(check, after: action, at: location) }
-        if let effect { enqueue(effect, startedBy: action, at: location) }
+        // A consuming switch, as in `StoreEngine.process`: `if let` copied the effect, and destroyed the
+        // copy and a `nil` effect through `Optional`'s value witnesses (callgrind, `teststore-send`:
+        // 3,992 → 3,744 instructions per send).
+        switch consume effect {
+        case .some(let effect): enqueue(effect, startedBy: action, at: location)
+        case .none: break
+        }
     }
 
     /// Reports what `check` found wrong, and logs what it skipped.
