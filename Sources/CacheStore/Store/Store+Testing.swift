@@ -46,8 +46,13 @@ package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unch
         let result = use(consume expected)
         // The writes go, their storage stays for the next expectation.
         transaction.isCommitted = true
-        while transaction.writtenValues.popLast() != nil {}
-        while transaction.writtenKeys.popLast() != nil {}
+        // One `removeLast` per write, as in `TransactionCore.commit`: `popLast` until `nil` destroyed
+        // each value and one `Any??` more through the runtime's value witnesses (callgrind,
+        // `teststore-send`: 3,744 → 3,556 instructions per send).
+        for _ in transaction.writtenKeys.indices {
+            transaction.writtenValues.removeLast()
+            transaction.writtenKeys.removeLast()
+        }
         if !transaction.index.isEmpty { transaction.index.removeAll(keepingCapacity: true) }
         // Kept unless the closure replaced its state, or something may still hold it (see `apply`).
         if expectation.core === transaction, isKnownUniquelyReferenced(&expectation),
