@@ -4,7 +4,9 @@ import Foundation
 @usableFromInline
 final class LockedValue<Value>: @unchecked Sendable {
     @usableFromInline let lock = NSLock()
-    @usableFromInline var value: Value
+    /// Guarded by `lock`, so not checked for exclusive access at run time as well (callgrind,
+    /// `teststore-send` at 10 keys, which reads the exhaustivity setting: 3,556 → 3,474 instructions).
+    @exclusivity(unchecked) @usableFromInline var value: Value
 
     init(_ value: Value) {
         self.value = value
