@@ -161,11 +161,13 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// The one path every action's state change takes: ``handle(_:)`` and `TestStore` both use it.
     /// In the turn.
     ///
-    /// - Parameter recordingChanges: Whether to return the changes even when the debug log is off.
+    /// - Parameters:
+    ///   - recordingChanges: Whether to return the changes even when the debug log is off.
+    ///   - buffer: An empty array whose storage the changes reuse (see ``TransactionCore/commit(recordingChanges:reusing:)``).
     /// - Returns: Each key the handler wrote, with its value before and after (when recorded); and
     ///   the handler's effect.
     @inlinable
-    func apply(_ action: Action, recordingChanges: Bool = false)
+    func apply(_ action: Action, recordingChanges: Bool = false, reusing buffer: consuming [StateChange<Key>] = [])
         -> (changes: [StateChange<Key>], effect: ActionEffect<Action>?)
     {
         var (handlerState, transaction) = takeHandlerState()
@@ -174,7 +176,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         let isRecording = recordingChanges || isLogged
         let changes: [StateChange<Key>]
         if handlerState.core === transaction {
-            changes = transaction.commit(recordingChanges: isRecording)
+            changes = transaction.commit(recordingChanges: isRecording, reusing: consume buffer)
             // Keep the state for the next action unless something outside the store may hold it:
             // the handler kept it (strongly, weakly or unowned), or made a scope over it. Such a
             // holder then reads and writes the committed state, as after any commit.

@@ -110,20 +110,26 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     ///
     /// The values the writes replaced are released here, after the base released its lock.
     ///
-    /// - Parameter recordingChanges: Whether to return each written key's value before and after; a
-    ///   plain action with no debug log and no test store needs none, so allocates none.
+    /// - Parameters:
+    ///   - recordingChanges: Whether to return each written key's value before and after; a plain
+    ///     action with no debug log and no test store needs none, so allocates none.
+    ///   - buffer: An empty array whose storage the changes reuse: a test store's, which records the
+    ///     changes of every action (callgrind, `teststore-send` at 10 keys: allocating and freeing
+    ///     the changes cost 433 of 3,474 instructions per send; 3,041 now).
     @inlinable
-    func commit(recordingChanges: Bool) -> [StateChange<Key>] {
+    func commit(recordingChanges: Bool, reusing buffer: consuming [StateChange<Key>] = []) -> [StateChange<Key>] {
         isCommitted = true
-        guard !writtenKeys.isEmpty else { return [] }
+        guard !writtenKeys.isEmpty else { return buffer }
         if !index.isEmpty { index.removeAll(keepingCapacity: true) }
         // The changes take the written values first, so that `writtenValues` stays unshared and
         // `writeAll` swaps the replaced values into it without copying it.
-        var changes =
-            recordingChanges
-            ? writtenKeys.indices.map { index in
-                StateChange(key: writtenKeys[index], before: nil, after: writtenValues[index])
-            } : []
+        var changes = consume buffer
+        if recordingChanges {
+            changes.reserveCapacity(writtenKeys.count)
+            for index in writtenKeys.indices {
+                changes.append(StateChange(key: writtenKeys[index], before: nil, after: writtenValues[index]))
+            }
+        }
         baseAccess.writeAll(writtenKeys, &writtenValues)
         for index in changes.indices { swap(&changes[index].before, &writtenValues[index]) }
         // Releases each replaced value and keeps the arrays' storage for the next action. One

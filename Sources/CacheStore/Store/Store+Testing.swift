@@ -19,6 +19,9 @@ extension ExpectedState: Sendable {}
 @usableFromInline
 package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var spare: (state: CacheStore<Key>, transaction: TransactionCore<Key>)?
+    /// The storage of the last action's changes, emptied, for the next action's (see
+    /// ``TransactionCore/commit(recordingChanges:reusing:)``).
+    @exclusivity(unchecked) @usableFromInline var changeBuffer: [StateChange<Key>] = []
 
     package init() {}
 
@@ -96,9 +99,16 @@ extension Store {
     ) -> (checked: Checked, effect: ActionEffect<Action>?) {
         inTurn {
             recorder.withExpectation(over: cacheStore, expectation) { expected in
-                var (changes, effect) = engine.apply(action, recordingChanges: true)
+                var buffer: [StateChange<Key>] = []
+                swap(&buffer, &recorder.changeBuffer)
+                var (changes, effect) = engine.apply(action, recordingChanges: true, reusing: consume buffer)
                 if engine.forwardToParent != nil { changes = forwardToParent(action, after: changes) }
-                return (check(expected, changes), effect)
+                let checked = check(expected, changes)
+                // Releases the values and keeps the storage, one `removeLast` at a time (see
+                // `TransactionCore.commit`: `removeAll(keepingCapacity:)` calls a generic `replaceSubrange`).
+                for _ in changes.indices { changes.removeLast() }
+                recorder.changeBuffer = consume changes
+                return (checked, effect)
             }
         }
     }
