@@ -140,6 +140,20 @@ func liftedFeature(
         #expect(kept.values[1].get(.value, as: Int.self) == 4)
     }
 
+    /// A feature state the feature kept still reads and writes the app's state after later actions,
+    /// also when the feature assigned a new cache to its state. (A view holding the app's state
+    /// unretained while its action runs, tried for 64 instructions per action, broke this under
+    /// AddressSanitizer on the path that forgot to retain it.)
+    @Test func aKeptFeatureStateOutlivesItsActionAlsoWhenTheFeatureReplacedIt() {
+        let kept = Recorder<CacheStore<LiftedKey>>()
+        let store = Store(initialValues: [.count: 1], actionHandler: liftedFeature(kept: kept), dependency: 1)
+        store.handle(action: .feature(.replace([.value: 5])))
+        store.handle(action: .other)
+        #expect(kept.values[0].get(.value, as: Int.self) == 5)
+        kept.values[0].set(value: 6, forKey: .value)
+        #expect(store.get(.count, as: Int.self) == 6)
+    }
+
     @Test func aLiftedHandlerOverAKeySubsetSeesOnlyThoseKeys() {
         let seen = Recorder<[Key: Int]>()
         let session = StoreActionHandler<Key, Int, Void> { state, value, _ in
