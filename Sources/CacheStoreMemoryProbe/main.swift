@@ -6,7 +6,8 @@
 //
 // prints the bytes the heap grew by over COUNT keys (or effects), after a warm-up of 1,000 others; the
 // `changes-unconsumed` scenario prints on a second line whether the iterator still received a change
-// made afterwards.
+// made afterwards. The effect cycles (`EffectCycle`, e.g. `run-cancelled`) print the growth per cycle,
+// then `parked N` and `running N`: the sleeps still parked and the effects still running at the end.
 import CacheStore
 import CacheStoreBenchmarkSupport
 import Foundation
@@ -35,7 +36,7 @@ guard arguments.count == 2, let count = Int(arguments[1]), count > 0, cachestore
             """
             usage: CacheStoreMemoryProbe SCENARIO COUNT (on a platform whose heap can be measured)
             scenarios: keys-set-read-removed, contains-absent, changes-unconsumed, effects-started-cancelled,
-            retain-each
+            retain-each, \(EffectCycle.allCases.map(\.rawValue).joined(separator: ", "))
 
             """.utf8))
     exit(64)
@@ -97,6 +98,12 @@ case "retain-each":
     var kept: [[UInt8]] = []
     print(heapGrowth(count: count) { _ in kept.append([UInt8](repeating: 1, count: 100)) })
 default:
-    FileHandle.standardError.write(Data("unknown scenario \(arguments[0])\n".utf8))
-    exit(64)
+    guard let cycle = EffectCycle(rawValue: arguments[0]) else {
+        FileHandle.standardError.write(Data("unknown scenario \(arguments[0])\n".utf8))
+        exit(64)
+    }
+    let report = await cycle.measure(count: count)
+    print(report.growthPerCycle)
+    print("parked \(report.parked)")
+    print("running \(report.running)")
 }

@@ -1,5 +1,4 @@
 import CacheStore
-import CacheStoreBenchmarkSupport
 import Dispatch
 import Foundation
 import Testing
@@ -15,12 +14,12 @@ import Testing
 /// - One effect's actions are handled in order while other threads send and handlers re-enter.
 /// - Releasing a store cancels all of its effects, also one its handler starts during the release.
 /// - Values released when an effect ends, whose `deinit` re-enters the store, do not deadlock.
-/// - Thousands of effects with distinct ids, started and ended, leave no memory behind.
 ///
-/// Four failed on the code they were written against, each named for the promise it guards, its doc
+/// Three failed on the code they were written against, each named for the promise it guards, its doc
 /// comment saying what broke: an effect started by a handler while its store is released; an effect
-/// id, or a throttle id, whose `deinit` re-enters the store; and the throttle schedule's memory per
-/// id. Waits are long (60-120 s) only where reached when something is wrong or the pool starves.
+/// id, or a throttle id, whose `deinit` re-enters the store. (Their memory per effect id is measured in
+/// a process of its own: `EffectMemoryTests`.) Waits are long (60-120 s) only where reached when
+/// something is wrong or the pool starves.
 @Suite(.serialized) struct EffectSlotAttackTests {
     typealias Attacked = Store<ScriptKey, ScriptAction, Void>
 
@@ -720,162 +719,5 @@ import Testing
         #expect(marked.value, "the deinit's action was not handled")
         #expect(await eventually(timeout: .seconds(60)) { store.runningEffectIDs.isEmpty })
         box.value = nil
-    }
-
-    // MARK: - Memory per cycle
-
-    /// How one cycle of the memory attack starts and ends effects with a new id.
-    enum Cycle: String, CaseIterable, Sendable {
-        case runCancelled, concatenationCancelled, debounceCancelledWhileWaiting, throttleCancelledWhileWaiting
-        case runEnded, throttleEnded
-        /// The control: a lone effect waiting in `Task.sleep` for a minute, cancelled. The runtime
-        /// keeps each sleep's timer until its deadline, cancelled or not: this one grows, and is why
-        /// the composed cycles wait on a ``ParkedClock`` instead.
-        case sleepCancelledControl
-        /// Not a test case: a lone effect parked on a ``ParkedClock``, cancelled. The heap does not
-        /// grow with it, but under the thread sanitizer it grows by about 100 bytes per cycle (the
-        /// sanitizer's runtime, not the store): the cycles that park are measured against it.
-        case parkedRunCancelledBaseline
-
-        /// The cycles the memory attack runs.
-        static var attacks: [Cycle] { allCases.filter { $0 != .parkedRunCancelledBaseline } }
-
-        /// Whether the cycle's effects park on a ``ParkedClock``.
-        var parks: Bool { self == .debounceCancelledWhileWaiting || self == .throttleCancelledWhileWaiting }
-
-        /// Whether the cycle cancels its effects by id; the others end on their own.
-        var cancels: Bool { self != .runEnded && self != .throttleEnded }
-
-        /// Whether the heap may grow per cycle (the control).
-        var grows: Bool { self == .sleepCancelledControl }
-
-        /// The effect of cycle `number`.
-        func effect(_ number: Int) -> ActionEffect<ScriptAction> {
-            let clock = ParkedClock()
-            let long = ActionEffect<ScriptAction>.run(id: "r\(number)") { _ in await untilCancelled() }
-            switch self {
-            case .parkedRunCancelledBaseline:
-                return .run(id: "r\(number)") { _ in try? await clock.sleep(until: clock.now, tolerance: nil) }
-            case .runCancelled: return long
-            case .concatenationCancelled: return .concatenate(id: "c\(number)", long, ActionEffect(.got("x")))
-            case .debounceCancelledWhileWaiting: return long.debounce(id: "c\(number)", for: .seconds(60), clock: clock)
-            case .throttleCancelledWhileWaiting:
-                let quick = ActionEffect<ScriptAction>(id: "q\(number)") { nil }
-                return .merge(
-                    quick.throttle(id: "c\(number)", for: .seconds(60), clock: clock, latest: true),
-                    long.throttle(id: "c\(number)", for: .seconds(60), clock: clock, latest: true))
-            case .runEnded: return ActionEffect(id: "c\(number)") { nil }
-            case .sleepCancelledControl:
-                return .run(id: "c\(number)") { _ in try? await Task.sleep(for: .seconds(60)) }
-            case .throttleEnded:
-                return ActionEffect<ScriptAction>(id: "q\(number)") { nil }
-                    .throttle(id: "c\(number)", for: .microseconds(1), clock: ContinuousClock(), latest: false)
-            }
-        }
-    }
-
-    /// A clock whose sleep ends only when the sleeping task is cancelled, with no timer left behind.
-    struct ParkedClock: Clock {
-        var now: ContinuousClock.Instant { ContinuousClock.now }
-        var minimumResolution: Duration { .zero }
-
-        func sleep(until deadline: ContinuousClock.Instant, tolerance: Duration?) async throws {
-            let parking = Parking()
-            await withTaskCancellationHandler {
-                await withCheckedContinuation { continuation in parking.park(continuation) }
-            } onCancel: {
-                parking.release()
-            }
-            throw CancellationError()
-        }
-    }
-
-    /// One parked task's continuation, resumed once by ``release()``, whether it parked yet or not.
-    final class Parking: @unchecked Sendable {
-        private let lock = NSLock()
-        private var continuation: CheckedContinuation<Void, Never>?
-        private var isReleased = false
-
-        /// How many sleeps are parked now, in every ``ParkedClock``.
-        static let parked = Guarded(0)
-
-        func park(_ continuation: CheckedContinuation<Void, Never>) {
-            let resumeNow = lock.withLock {
-                if isReleased { return true }
-                self.continuation = continuation
-                Self.parked.change { $0 += 1 }
-                return false
-            }
-            if resumeNow { continuation.resume() }
-        }
-
-        func release() {
-            let parked = lock.withLock {
-                isReleased = true
-                return continuation.take()
-            }
-            if parked != nil { Self.parked.change { $0 -= 1 } }
-            parked?.resume()
-        }
-    }
-
-    /// The heap's growth in bytes per cycle over `count` cycles of `cycle` in `store`, once every
-    /// effect has ended; the smallest of three runs, so that other suites allocating at the same
-    /// time (tens of megabytes) cannot make it fail, while a leak shows in every run.
-    static func growthPerCycle(_ cycle: Cycle, count: Int, in store: Attacked) async -> Int {
-        var next = 0
-        func run(_ cycles: Int) async {
-            let numbers = next..<next + cycles
-            await offThePool {
-                for number in numbers {
-                    store.handle(action: .start(number))
-                    if cycle.cancels {
-                        store.cancel(id: "c\(number)")
-                        store.cancel(id: "r\(number)")
-                    }
-                }
-            }
-            next += cycles
-            _ = await eventually(timeout: .seconds(60)) { store.runningEffectIDs.isEmpty }
-            try? await Task.sleep(for: .milliseconds(100))  // the cancelled tasks return
-        }
-        await run(1_000)  // warm-up: arrays and dictionaries reach their size
-        var growths: [Int] = []
-        for _ in 0..<3 {
-            let before = cachestore_allocated_bytes()
-            await run(count)
-            growths.append(Int(cachestore_allocated_bytes() - before) / count)
-        }
-        return growths.min()!
-    }
-
-    /// Thousands of effects with distinct ids, started and then cancelled or ended, leave nothing
-    /// behind: the heap does not grow per cycle (a dictionary entry for the id alone would be over
-    /// 40 bytes).
-    ///
-    /// `throttleEnded` failed every run (86–115 bytes per cycle): a store's `ThrottleSchedule` kept
-    /// the start of every throttle id ever used, forgotten only by a `cancel(id:)`, so a throttle
-    /// per row id (`throttle(id: "like-\(post.id)")`) grew the store without bound. Bookings whose
-    /// interval is over are now swept.
-    @Test(arguments: Cycle.attacks)
-    func distinctIDsStartedAndEndedLeaveNothingBehind(cycle: Cycle) async {
-        guard cachestore_allocated_bytes() >= 0 else { return }  // a platform whose heap cannot be measured
-        let count = Soak.isFull ? 50_000 : 4_000
-        func growth(of cycle: Cycle) async -> Int {
-            let store = EffectScript { number in cycle.effect(number) }.makeStore()
-            return await Self.growthPerCycle(cycle, count: count, in: store)
-        }
-        let baseline = cycle.parks ? await growth(of: .parkedRunCancelledBaseline) : 0
-        let growth = await growth(of: cycle) - baseline
-        #expect(Parking.parked.read { $0 } == 0, "cancelled effects' sleeps are still parked: not cancelled")
-        // Under ThreadSanitizer the heap counts the sanitizer's own memory as threads sync (55 bytes
-        // per debounce cycle above the parked baseline once): there the cycles run, for the checks
-        // above, but their growth is measured only in the plain run (CI runs both).
-        guard !isUnderThreadSanitizer else { return }
-        if cycle.grows {
-            #expect(growth >= 16, "the control grew by only \(growth) bytes per cycle: the probe sees nothing")
-        } else {
-            #expect(growth < 16, "the heap grew by \(growth) bytes per cycle")
-        }
     }
 }

@@ -12,7 +12,7 @@ import Foundation
 enum MemoryProbe {
     /// What one run of the probe printed.
     struct Report: Sendable {
-        /// The bytes the heap grew by over the scenario's keys.
+        /// The bytes the heap grew by over the scenario's keys (per cycle, for an effect cycle).
         var growth: Int
         /// The lines the scenario printed after the growth.
         var details: [String]
