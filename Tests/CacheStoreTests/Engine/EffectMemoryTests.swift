@@ -1,50 +1,54 @@
 import Testing
 
-/// Memory is O(effects running): effects that ended leave nothing behind in their store, however
-/// many ran at once, or one after another. Measured in a process of its own (see ``MemoryProbe``).
-@Suite struct EffectMemoryTests {
-    static let effects = 20_000
+extension CPUHeavySuites {
+    /// Memory is O(effects running): effects that ended leave nothing behind in their store, however
+    /// many ran at once, or one after another. Measured in a process of its own (see ``MemoryProbe``).
+    @Suite struct EffectMemoryTests {
+        static let effects = 20_000
 
-    /// 20,000 effects with distinct ids started, then cancelled: their store kept about 250 bytes
-    /// for each (its tables never shrank), 5 MB in all; now about 45 KB whatever the count.
-    @Test func effectsStartedAndCancelledLeaveNothingBehind() async throws {
-        let growth = try await MemoryProbe.run("effects-started-cancelled", count: Self.effects).growth
-        #expect(
-            growth <= Self.effects * 8,
-            "\(Self.effects) effects started and cancelled grew the heap by \(growth) bytes")
-    }
+        /// 20,000 effects with distinct ids started, then cancelled: their store kept about 250 bytes
+        /// for each (its tables never shrank), 5 MB in all; now about 45 KB whatever the count.
+        @Test func effectsStartedAndCancelledLeaveNothingBehind() async throws {
+            let growth = try await MemoryProbe.run("effects-started-cancelled", count: Self.effects).growth
+            #expect(
+                growth <= Self.effects * 8,
+                "\(Self.effects) effects started and cancelled grew the heap by \(growth) bytes")
+        }
 
-    /// The probe's effect cycles: each starts an effect with a new id, then cancels it or lets it end
-    /// (`EffectCycle` in `CacheStoreMemoryProbe`). The control grows: a cancelled `Task.sleep` keeps
-    /// its timer until its deadline.
-    static let cycles = [
-        "run-cancelled", "concatenation-cancelled", "debounce-cancelled-while-waiting",
-        "throttle-cancelled-while-waiting", "run-ended", "throttle-ended",
-    ]
-    static let control = "sleep-cancelled-control"
+        /// The probe's effect cycles: each starts an effect with a new id, then cancels it or lets it end
+        /// (`EffectCycle` in `CacheStoreMemoryProbe`). The control grows: a cancelled `Task.sleep` keeps
+        /// its timer until its deadline.
+        static let cycles = [
+            "run-cancelled", "concatenation-cancelled", "debounce-cancelled-while-waiting",
+            "throttle-cancelled-while-waiting", "run-ended", "throttle-ended",
+        ]
+        static let control = "sleep-cancelled-control"
 
-    /// Thousands of effects with distinct ids, started and then cancelled or ended, one after another,
-    /// leave nothing behind: the heap does not grow per cycle (a dictionary entry for the id alone
-    /// would be over 40 bytes), every effect ends, and every cancelled sleep is resumed.
-    ///
-    /// `throttle-ended` failed every run (86–115 bytes per cycle): a store's `ThrottleSchedule` kept
-    /// the start of every throttle id ever used, forgotten only by a `cancel(id:)`, so a throttle
-    /// per row id (`throttle(id: "like-\(post.id)")`) grew the store without bound. Bookings whose
-    /// interval is over are now swept. (Measured in the tests' process, beside other suites, a
-    /// debounce cycle once grew by 26 bytes.)
-    @Test(arguments: cycles + [control])
-    func distinctIDsStartedAndEndedLeaveNothingBehind(cycle: String) async throws {
-        // Under ThreadSanitizer the heap counts the sanitizer's own memory as threads sync (55 bytes
-        // per debounce cycle once): there fewer cycles run, for the first check (and the sanitizer's),
-        // and their growth is checked only in the plain run (CI runs both).
-        let count = isUnderThreadSanitizer ? 500 : Soak.isFull ? 50_000 : 4_000
-        let report = try await MemoryProbe.run(cycle, count: count)
-        #expect(report.details == ["parked 0", "running 0"], "sleeps still parked (not cancelled), effects running")
-        guard !isUnderThreadSanitizer else { return }
-        if cycle == Self.control {
-            #expect(report.growth >= 16, "the control grew by \(report.growth) bytes per cycle: the probe sees nothing")
-        } else {
-            #expect(report.growth < 16, "the heap grew by \(report.growth) bytes per cycle")
+        /// Thousands of effects with distinct ids, started and then cancelled or ended, one after another,
+        /// leave nothing behind: the heap does not grow per cycle (a dictionary entry for the id alone
+        /// would be over 40 bytes), every effect ends, and every cancelled sleep is resumed.
+        ///
+        /// `throttle-ended` failed every run (86–115 bytes per cycle): a store's `ThrottleSchedule` kept
+        /// the start of every throttle id ever used, forgotten only by a `cancel(id:)`, so a throttle
+        /// per row id (`throttle(id: "like-\(post.id)")`) grew the store without bound. Bookings whose
+        /// interval is over are now swept. (Measured in the tests' process, beside other suites, a
+        /// debounce cycle once grew by 26 bytes.)
+        @Test(arguments: cycles + [control])
+        func distinctIDsStartedAndEndedLeaveNothingBehind(cycle: String) async throws {
+            // Under ThreadSanitizer the heap counts the sanitizer's own memory as threads sync (55 bytes
+            // per debounce cycle once): there fewer cycles run, for the first check (and the sanitizer's),
+            // and their growth is checked only in the plain run (CI runs both).
+            let count = isUnderThreadSanitizer ? 500 : Soak.isFull ? 50_000 : 4_000
+            let report = try await MemoryProbe.run(cycle, count: count)
+            #expect(
+                report.details == ["parked 0", "running 0"], "sleeps still parked (not cancelled), effects running")
+            guard !isUnderThreadSanitizer else { return }
+            if cycle == Self.control {
+                #expect(
+                    report.growth >= 16, "the control grew by \(report.growth) bytes per cycle: the probe sees nothing")
+            } else {
+                #expect(report.growth < 16, "the heap grew by \(report.growth) bytes per cycle")
+            }
         }
     }
 }

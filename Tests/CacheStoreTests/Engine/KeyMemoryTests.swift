@@ -1,33 +1,36 @@
 import Testing
 
-/// Memory is O(keys present + keys observed): a key that was set, read and removed, or only asked
-/// about, leaves nothing behind (issue 11, break 4). Measured in a process of its own.
-@Suite struct KeyMemoryTests {
-    /// Enough keys that a leak shows many times over the allowance, few enough for a debug build
-    /// (today a read of a new key builds a key path: about 25 µs).
-    static let keys = 50_000
-    /// 40 bytes per key, where today each key keeps its slot and its key path (about 800 bytes).
-    static let allowedGrowth = keys * 40
+extension CPUHeavySuites {
+    /// Memory is O(keys present + keys observed): a key that was set, read and removed, or only asked
+    /// about, leaves nothing behind (issue 11, break 4). Measured in a process of its own.
+    @Suite struct KeyMemoryTests {
+        /// Enough keys that a leak shows many times over the allowance, few enough for a debug build
+        /// (today a read of a new key builds a key path: about 25 µs).
+        static let keys = 50_000
+        /// 40 bytes per key, where today each key keeps its slot and its key path (about 800 bytes).
+        static let allowedGrowth = keys * 40
 
-    @Test func keysSetReadAndRemovedLeaveNothingBehind() async throws {
-        let growth = try await MemoryProbe.run("keys-set-read-removed", count: Self.keys).growth
-        #expect(
-            growth <= Self.allowedGrowth,
-            "\(Self.keys) keys set, read and removed grew the heap by \(growth) bytes")
-    }
+        @Test func keysSetReadAndRemovedLeaveNothingBehind() async throws {
+            let growth = try await MemoryProbe.run("keys-set-read-removed", count: Self.keys).growth
+            #expect(
+                growth <= Self.allowedGrowth,
+                "\(Self.keys) keys set, read and removed grew the heap by \(growth) bytes")
+        }
 
-    @Test func askingAboutAbsentKeysLeavesNothingBehind() async throws {
-        let growth = try await MemoryProbe.run("contains-absent", count: Self.keys).growth
-        #expect(growth <= Self.allowedGrowth, "contains on \(Self.keys) absent keys grew the heap by \(growth) bytes")
-    }
+        @Test func askingAboutAbsentKeysLeavesNothingBehind() async throws {
+            let growth = try await MemoryProbe.run("contains-absent", count: Self.keys).growth
+            #expect(
+                growth <= Self.allowedGrowth, "contains on \(Self.keys) absent keys grew the heap by \(growth) bytes")
+        }
 
-    /// The probe itself: a scenario that keeps 100 bytes per key is measured as at least that.
-    @Test func theProbeSeesWhatAScenarioKeeps() async throws {
-        let growth = try await MemoryProbe.run("retain-each", count: 10_000).growth
-        #expect(growth >= 10_000 * 100)
-    }
+        /// The probe itself: a scenario that keeps 100 bytes per key is measured as at least that.
+        @Test func theProbeSeesWhatAScenarioKeeps() async throws {
+            let growth = try await MemoryProbe.run("retain-each", count: 10_000).growth
+            #expect(growth >= 10_000 * 100)
+        }
 
-    @Test func theProbeReportsAnUnknownScenario() async {
-        await #expect(throws: MemoryProbe.Failure.self) { try await MemoryProbe.run("no-such-scenario", count: 1) }
+        @Test func theProbeReportsAnUnknownScenario() async {
+            await #expect(throws: MemoryProbe.Failure.self) { try await MemoryProbe.run("no-such-scenario", count: 1) }
+        }
     }
 }

@@ -2,45 +2,47 @@ import CacheStore
 import Foundation
 import Testing
 
-/// Model-based random testing: random operations on a cache and its scopes, checked after every
-/// step against plain dictionaries that say what each view must show.
-///
-/// Views: the root (keys 0..<16); `evens`, a key-subset scope of the even keys; `named`, a
-/// key-transformed scope that names keys 0..<8 "k0"…"k7" (other names live in the scope only);
-/// `nested`, a key-subset scope of `named` showing "k0"…"k3" and "extra".
-///
-/// A failure names its seed; set `CACHESTORE_MODEL_SEED` to replay that seed alone. ``Soak`` says how
-/// many seeds and steps run (few by default, the full soak with `CACHESTORE_SOAK=1`).
-@Suite(.serialized) struct CacheStoreModelTests {
-    static let steps = Soak.modelSteps
-    static var seeds: [UInt64] {
-        if let text = ProcessInfo.processInfo.environment["CACHESTORE_MODEL_SEED"], let seed = UInt64(text) {
-            return [seed]
-        }
-        return (1...Soak.seedCount).map { UInt64($0) &* 0x5DEE_CE66D }
-    }
-
-    /// Seeds run one at a time, each off the concurrency pool: the runs are CPU-bound.
-    @Test(arguments: seeds)
-    func randomOperationsAgreeWithTheModel(seed: UInt64) async {
-        let failure = await offThePool { Self.run(seed: seed) }
-        if let failure { Issue.record(Comment(rawValue: failure)) }
-    }
-
-    /// The run for `seed`: `nil`, or what went wrong, where.
-    static func run(seed: UInt64) -> String? {
-        var model = CacheModel()
-        var random = SeededGenerator(seed: seed)
-        let views = CacheViews()
-        for step in 0..<steps {
-            let operation = CacheOperation.random(using: &random)
-            operation.apply(to: views)
-            model.apply(operation)
-            if let mismatch = model.firstMismatch(with: views) {
-                return "seed \(seed), step \(step), after \(operation): \(mismatch)"
+extension CPUHeavySuites {
+    /// Model-based random testing: random operations on a cache and its scopes, checked after every
+    /// step against plain dictionaries that say what each view must show.
+    ///
+    /// Views: the root (keys 0..<16); `evens`, a key-subset scope of the even keys; `named`, a
+    /// key-transformed scope that names keys 0..<8 "k0"…"k7" (other names live in the scope only);
+    /// `nested`, a key-subset scope of `named` showing "k0"…"k3" and "extra".
+    ///
+    /// A failure names its seed; set `CACHESTORE_MODEL_SEED` to replay that seed alone. ``Soak`` says how
+    /// many seeds and steps run (few by default, the full soak with `CACHESTORE_SOAK=1`).
+    @Suite(.serialized) struct CacheStoreModelTests {
+        static let steps = Soak.modelSteps
+        static var seeds: [UInt64] {
+            if let text = ProcessInfo.processInfo.environment["CACHESTORE_MODEL_SEED"], let seed = UInt64(text) {
+                return [seed]
             }
+            return (1...Soak.seedCount).map { UInt64($0) &* 0x5DEE_CE66D }
         }
-        return nil
+
+        /// Seeds run one at a time, each off the concurrency pool: the runs are CPU-bound.
+        @Test(arguments: seeds)
+        func randomOperationsAgreeWithTheModel(seed: UInt64) async {
+            let failure = await offThePool { Self.run(seed: seed) }
+            if let failure { Issue.record(Comment(rawValue: failure)) }
+        }
+
+        /// The run for `seed`: `nil`, or what went wrong, where.
+        static func run(seed: UInt64) -> String? {
+            var model = CacheModel()
+            var random = SeededGenerator(seed: seed)
+            let views = CacheViews()
+            for step in 0..<steps {
+                let operation = CacheOperation.random(using: &random)
+                operation.apply(to: views)
+                model.apply(operation)
+                if let mismatch = model.firstMismatch(with: views) {
+                    return "seed \(seed), step \(step), after \(operation): \(mismatch)"
+                }
+            }
+            return nil
+        }
     }
 }
 

@@ -2,49 +2,51 @@ import CacheStore
 import Foundation
 import Testing
 
-/// Start-then-cancel races across threads: a cancelled effect never delivers, and an effect that
-/// reuses an id never gets cancelled by the cleanup of the one it replaced.
-@Suite struct CancellationRaceTests {
-    static let threads = 4
-    static let cyclesPerThread = 2_500
+extension CPUHeavySuites {
+    /// Start-then-cancel races across threads: a cancelled effect never delivers, and an effect that
+    /// reuses an id never gets cancelled by the cleanup of the one it replaced.
+    @Suite struct CancellationRaceTests {
+        static let threads = 4
+        static let cyclesPerThread = 2_500
 
-    @Test func aCancelledEffectNeverDelivers() async {
-        let deliveries = LockedSet()
-        let store = Store(initialValues: [:], actionHandler: raceHandler, dependency: deliveries)
-        let cancelled = LockedSet()
-        await offThePool {
-            DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
-                for cycle in 0..<Self.cyclesPerThread {
-                    let id = RaceID(thread: thread, cycle: cycle, token: 0)
-                    store.handle(action: .start(id, gate: nil))
-                    if store.cancel(id: id.effectID) { cancelled.insert(id) }
+        @Test func aCancelledEffectNeverDelivers() async {
+            let deliveries = LockedSet()
+            let store = Store(initialValues: [:], actionHandler: raceHandler, dependency: deliveries)
+            let cancelled = LockedSet()
+            await offThePool {
+                DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
+                    for cycle in 0..<Self.cyclesPerThread {
+                        let id = RaceID(thread: thread, cycle: cycle, token: 0)
+                        store.handle(action: .start(id, gate: nil))
+                        if store.cancel(id: id.effectID) { cancelled.insert(id) }
+                    }
                 }
             }
+            #expect(await eventually(timeout: .seconds(30)) { store.runningEffectIDs.isEmpty })
+            try? await Task.sleep(for: .milliseconds(50))  // any late delivery would land by now
+            #expect(cancelled.count + deliveries.count == Self.threads * Self.cyclesPerThread)
+            #expect(cancelled.values.isDisjoint(with: deliveries.values))
         }
-        #expect(await eventually(timeout: .seconds(30)) { store.runningEffectIDs.isEmpty })
-        try? await Task.sleep(for: .milliseconds(50))  // any late delivery would land by now
-        #expect(cancelled.count + deliveries.count == Self.threads * Self.cyclesPerThread)
-        #expect(cancelled.values.isDisjoint(with: deliveries.values))
-    }
 
-    @Test func reusingAnIDNeverCancelsTheNewerEffect() async {
-        let deliveries = LockedSet()
-        let store = Store(initialValues: [:], actionHandler: raceHandler, dependency: deliveries)
-        await offThePool {
-            DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
-                for cycle in 0..<Self.cyclesPerThread {
-                    let gate = Gate()
-                    // The older effect waits for the gate, which opens only once the newer one
-                    // started: it always finishes after being replaced, so its clean-up comes after.
-                    store.handle(action: .start(RaceID(thread: thread, cycle: cycle, token: 1), gate: gate))
-                    store.handle(action: .start(RaceID(thread: thread, cycle: cycle, token: 2), gate: nil))
-                    gate.open()
+        @Test func reusingAnIDNeverCancelsTheNewerEffect() async {
+            let deliveries = LockedSet()
+            let store = Store(initialValues: [:], actionHandler: raceHandler, dependency: deliveries)
+            await offThePool {
+                DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
+                    for cycle in 0..<Self.cyclesPerThread {
+                        let gate = Gate()
+                        // The older effect waits for the gate, which opens only once the newer one
+                        // started: it always finishes after being replaced, so its clean-up comes after.
+                        store.handle(action: .start(RaceID(thread: thread, cycle: cycle, token: 1), gate: gate))
+                        store.handle(action: .start(RaceID(thread: thread, cycle: cycle, token: 2), gate: nil))
+                        gate.open()
+                    }
                 }
             }
+            #expect(await eventually(timeout: .seconds(30)) { deliveries.count == Self.threads * Self.cyclesPerThread })
+            #expect(await eventually(timeout: .seconds(30)) { store.runningEffectIDs.isEmpty })
+            #expect(deliveries.values.allSatisfy { $0.token == 2 })
         }
-        #expect(await eventually(timeout: .seconds(30)) { deliveries.count == Self.threads * Self.cyclesPerThread })
-        #expect(await eventually(timeout: .seconds(30)) { store.runningEffectIDs.isEmpty })
-        #expect(deliveries.values.allSatisfy { $0.token == 2 })
     }
 }
 

@@ -2,32 +2,34 @@ import CacheStore
 import Observation
 import Testing
 
-/// Long chains of actions sent from inside the store: no stack overflow, no deadlock, all in order.
-@Suite struct ReentrancyDepthTests {
-    static let depth = 10_000
+extension CPUHeavySuites {
+    /// Long chains of actions sent from inside the store: no stack overflow, no deadlock, all in order.
+    @Suite struct ReentrancyDepthTests {
+        static let depth = 10_000
 
-    @Test func anEffectChainOfTenThousandActions() async {
-        let store = Store(initialValues: [:], actionHandler: chainHandler)
-        store.handle(action: .asyncChain(remaining: Self.depth))
-        #expect(await eventually(timeout: .seconds(120)) { store.get(.count, as: Int.self) == Self.depth })
-        #expect(store.get(.other, as: Int.self) == 1)  // the last link
-        #expect(!store.contains(.flag))  // no link out of order
-    }
+        @Test func anEffectChainOfTenThousandActions() async {
+            let store = Store(initialValues: [:], actionHandler: chainHandler)
+            store.handle(action: .asyncChain(remaining: Self.depth))
+            #expect(await eventually(timeout: .seconds(120)) { store.get(.count, as: Int.self) == Self.depth })
+            #expect(store.get(.other, as: Int.self) == 1)  // the last link
+            #expect(!store.contains(.flag))  // no link out of order
+        }
 
-    @Test func anImmediateEffectChainIsHandledBeforeHandleReturns() {
-        let store = Store(initialValues: [:], actionHandler: chainHandler)
-        store.handle(action: .immediateChain(remaining: Self.depth))
-        #expect(store.get(.count, as: Int.self) == Self.depth)
-        #expect(store.get(.other, as: Int.self) == 1)
-        #expect(!store.contains(.flag))
-    }
+        @Test func anImmediateEffectChainIsHandledBeforeHandleReturns() {
+            let store = Store(initialValues: [:], actionHandler: chainHandler)
+            store.handle(action: .immediateChain(remaining: Self.depth))
+            #expect(store.get(.count, as: Int.self) == Self.depth)
+            #expect(store.get(.other, as: Int.self) == 1)
+            #expect(!store.contains(.flag))
+        }
 
-    @Test func anObserverSendingTenThousandActionsToItsOwnStore() {
-        let store = Store(initialValues: [.count: 0], actionHandler: chainHandler)
-        let observer = ChainObserver(store: store, until: Self.depth)
-        store.handle(action: .step(1))
-        #expect(store.get(.count, as: Int.self) == Self.depth)
-        #expect(observer.sent == Self.depth - 1)
+        @Test func anObserverSendingTenThousandActionsToItsOwnStore() {
+            let store = Store(initialValues: [.count: 0], actionHandler: chainHandler)
+            let observer = ChainObserver(store: store, until: Self.depth)
+            store.handle(action: .step(1))
+            #expect(store.get(.count, as: Int.self) == Self.depth)
+            #expect(observer.sent == Self.depth - 1)
+        }
     }
 }
 

@@ -1,34 +1,36 @@
 import CacheStore
 import Testing
 
-/// Model-based random testing of actions: the operations of ``CacheStoreModelTests`` sent as actions
-/// to a root store and to scoped stores over it (a key-transformed one and a key-subset one), checked
-/// after every step against the same model.
-@Suite(.serialized) struct StoreModelTests {
-    /// Seeds run one at a time, each off the concurrency pool: the runs are CPU-bound.
-    @Test(arguments: CacheStoreModelTests.seeds)
-    func randomActionsAgreeWithTheModel(seed: UInt64) async {
-        let failure = await offThePool { Self.run(seed: seed) }
-        if let failure { Issue.record(Comment(rawValue: failure)) }
-    }
-
-    /// The run for `seed`: `nil`, or what went wrong, where.
-    static func run(seed: UInt64) -> String? {
-        var model = CacheModel()
-        var random = SeededGenerator(seed: seed)
-        let stores = StoreViews()
-        for step in 0..<CacheStoreModelTests.steps {
-            let operation = CacheOperation.random(using: &random)
-            guard stores.send(operation) else { continue }
-            model.apply(operation)
-            if let mismatch = model.firstMismatch(
-                root: stores.root.allValues, evens: stores.evens.allValues,
-                named: stores.named.allValues, nested: stores.nested.allValues)
-            {
-                return "seed \(seed), step \(step), after sending \(operation): \(mismatch)"
-            }
+extension CPUHeavySuites {
+    /// Model-based random testing of actions: the operations of ``CacheStoreModelTests`` sent as actions
+    /// to a root store and to scoped stores over it (a key-transformed one and a key-subset one), checked
+    /// after every step against the same model.
+    @Suite(.serialized) struct StoreModelTests {
+        /// Seeds run one at a time, each off the concurrency pool: the runs are CPU-bound.
+        @Test(arguments: CacheStoreModelTests.seeds)
+        func randomActionsAgreeWithTheModel(seed: UInt64) async {
+            let failure = await offThePool { Self.run(seed: seed) }
+            if let failure { Issue.record(Comment(rawValue: failure)) }
         }
-        return nil
+
+        /// The run for `seed`: `nil`, or what went wrong, where.
+        static func run(seed: UInt64) -> String? {
+            var model = CacheModel()
+            var random = SeededGenerator(seed: seed)
+            let stores = StoreViews()
+            for step in 0..<CacheStoreModelTests.steps {
+                let operation = CacheOperation.random(using: &random)
+                guard stores.send(operation) else { continue }
+                model.apply(operation)
+                if let mismatch = model.firstMismatch(
+                    root: stores.root.allValues, evens: stores.evens.allValues,
+                    named: stores.named.allValues, nested: stores.nested.allValues)
+                {
+                    return "seed \(seed), step \(step), after sending \(operation): \(mismatch)"
+                }
+            }
+            return nil
+        }
     }
 }
 

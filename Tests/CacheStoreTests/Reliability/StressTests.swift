@@ -3,83 +3,85 @@ import Foundation
 import Observation
 import Testing
 
-/// Eight threads send mixed actions to one store — writes, scoped-store writes, effects
-/// started and cancelled, reads — while observers watch. Run under ThreadSanitizer in CI. ``Soak`` says
-/// how many actions (5,000 per thread by default, 50,000 with `CACHESTORE_SOAK=1`).
-@Suite struct StressTests {
-    static let threads = 8
-    static let actionsPerThread = Soak.stressActionsPerThread
-    static let sharedKeys = 16
+extension CPUHeavySuites {
+    /// Eight threads send mixed actions to one store — writes, scoped-store writes, effects
+    /// started and cancelled, reads — while observers watch. Run under ThreadSanitizer in CI. ``Soak`` says
+    /// how many actions (5,000 per thread by default, 50,000 with `CACHESTORE_SOAK=1`).
+    @Suite struct StressTests {
+        static let threads = 8
+        static let actionsPerThread = Soak.stressActionsPerThread
+        static let sharedKeys = 16
 
-    @Test func mixedActionsFromEightThreadsMatchTheSequentialModel() async throws {
-        let store = Store(initialValues: [:], actionHandler: stressHandler)
-        let scoped = store.scope(
-            keyTransformation: (
-                from: { key in if case .scopedCounter(let thread) = key { thread } else { nil } },
-                to: { thread in thread.map(StressKey.scopedCounter) }
-            ),
-            actionHandler: scopedStressHandler,
-            dependencyTransformation: { $0 })
-        let observations = ObservationCounter(store: store)
-        let streamedBatches = Recorder<Void>()
-        let streamed = Task {
-            for await _ in store.changes { streamedBatches.append(()) }
+        @Test func mixedActionsFromEightThreadsMatchTheSequentialModel() async throws {
+            let store = Store(initialValues: [:], actionHandler: stressHandler)
+            let scoped = store.scope(
+                keyTransformation: (
+                    from: { key in if case .scopedCounter(let thread) = key { thread } else { nil } },
+                    to: { thread in thread.map(StressKey.scopedCounter) }
+                ),
+                actionHandler: scopedStressHandler,
+                dependencyTransformation: { $0 })
+            let observations = ObservationCounter(store: store)
+            let streamedBatches = Recorder<Void>()
+            let streamed = Task {
+                for await _ in store.changes { streamedBatches.append(()) }
+            }
+            let sent = LockedCounts()
+
+            await offThePool { Self.sendMixedActions(to: store, scoped: scoped, recording: sent) }
+            for thread in 0..<Self.threads { store.cancel(id: thread) }
+            #expect(await eventually(timeout: .seconds(30)) { store.runningEffectIDs.isEmpty })
+
+            for thread in 0..<Self.threads {
+                #expect(store.get(.counter(thread), as: Int.self) ?? 0 == sent.increments[thread], "thread \(thread)")
+                #expect(scoped.get(thread, as: Int.self) ?? 0 == sent.scopedIncrements[thread], "thread \(thread)")
+            }
+            for key in 0..<Self.sharedKeys {
+                let last = store.get(.shared(key), as: LastWrite.self)
+                #expect(last.map { sent.lastWrite(key: key, thread: $0.thread) == $0.sequence } ?? true, "key \(key)")
+                #expect((last == nil) == sent.neverWritten(key: key), "key \(key)")
+            }
+            let handled = store.get(.handledActions, as: Int.self) ?? 0
+            let delivered = store.get(.deliveredEffects, as: Int.self) ?? 0
+            #expect(handled == sent.rootActions + delivered)
+            #expect(observations.fired > 0)
+            // The stream's consumer starts concurrently, possibly after a short run's actions are all
+            // handled: one more action at a time until it reports a batch.
+            #expect(
+                await eventually {
+                    store.handle(action: .increment(thread: 0))
+                    return !streamedBatches.values.isEmpty
+                })
+            streamed.cancel()
         }
-        let sent = LockedCounts()
 
-        await offThePool { Self.sendMixedActions(to: store, scoped: scoped, recording: sent) }
-        for thread in 0..<Self.threads { store.cancel(id: thread) }
-        #expect(await eventually(timeout: .seconds(30)) { store.runningEffectIDs.isEmpty })
-
-        for thread in 0..<Self.threads {
-            #expect(store.get(.counter(thread), as: Int.self) ?? 0 == sent.increments[thread], "thread \(thread)")
-            #expect(scoped.get(thread, as: Int.self) ?? 0 == sent.scopedIncrements[thread], "thread \(thread)")
-        }
-        for key in 0..<Self.sharedKeys {
-            let last = store.get(.shared(key), as: LastWrite.self)
-            #expect(last.map { sent.lastWrite(key: key, thread: $0.thread) == $0.sequence } ?? true, "key \(key)")
-            #expect((last == nil) == sent.neverWritten(key: key), "key \(key)")
-        }
-        let handled = store.get(.handledActions, as: Int.self) ?? 0
-        let delivered = store.get(.deliveredEffects, as: Int.self) ?? 0
-        #expect(handled == sent.rootActions + delivered)
-        #expect(observations.fired > 0)
-        // The stream's consumer starts concurrently, possibly after a short run's actions are all
-        // handled: one more action at a time until it reports a batch.
-        #expect(
-            await eventually {
-                store.handle(action: .increment(thread: 0))
-                return !streamedBatches.values.isEmpty
-            })
-        streamed.cancel()
-    }
-
-    /// Each of ``threads`` threads sends its share of the mixed actions, recording what it sent.
-    static func sendMixedActions(
-        to store: Store<StressKey, StressAction, Void>, scoped: Store<Int, Int, Void>, recording sent: LockedCounts
-    ) {
-        DispatchQueue.concurrentPerform(iterations: threads) { thread in
-            var random = SeededGenerator(seed: UInt64(thread + 1))
-            for sequence in 0..<actionsPerThread {
-                switch Int.random(in: 0..<10, using: &random) {
-                case 0...3:
-                    store.handle(action: .increment(thread: thread))
-                    sent.recordIncrement(thread)
-                case 4...5:
-                    let key = Int.random(in: 0..<sharedKeys, using: &random)
-                    store.handle(action: .write(key: key, thread: thread, sequence: sequence))
-                    sent.recordWrite(key: key, thread: thread, sequence: sequence)
-                case 6:
-                    scoped.handle(action: thread)
-                    sent.recordScopedIncrement(thread)
-                case 7:
-                    store.handle(action: .startEffect(id: thread))
-                    sent.recordEffectStart()
-                case 8:
-                    store.cancel(id: thread)
-                default:
-                    _ = store.get(.counter(Int.random(in: 0..<threads, using: &random)), as: Int.self)
-                    _ = scoped.get(thread, as: Int.self)
+        /// Each of ``threads`` threads sends its share of the mixed actions, recording what it sent.
+        static func sendMixedActions(
+            to store: Store<StressKey, StressAction, Void>, scoped: Store<Int, Int, Void>, recording sent: LockedCounts
+        ) {
+            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+                var random = SeededGenerator(seed: UInt64(thread + 1))
+                for sequence in 0..<actionsPerThread {
+                    switch Int.random(in: 0..<10, using: &random) {
+                    case 0...3:
+                        store.handle(action: .increment(thread: thread))
+                        sent.recordIncrement(thread)
+                    case 4...5:
+                        let key = Int.random(in: 0..<sharedKeys, using: &random)
+                        store.handle(action: .write(key: key, thread: thread, sequence: sequence))
+                        sent.recordWrite(key: key, thread: thread, sequence: sequence)
+                    case 6:
+                        scoped.handle(action: thread)
+                        sent.recordScopedIncrement(thread)
+                    case 7:
+                        store.handle(action: .startEffect(id: thread))
+                        sent.recordEffectStart()
+                    case 8:
+                        store.cancel(id: thread)
+                    default:
+                        _ = store.get(.counter(Int.random(in: 0..<threads, using: &random)), as: Int.self)
+                        _ = scoped.get(thread, as: Int.self)
+                    }
                 }
             }
         }
@@ -133,8 +135,8 @@ let scopedStressHandler = StoreActionHandler<Int, Int, Void> { state, thread, _ 
 /// What the threads sent: the sequential model the store's final state must match.
 final class LockedCounts: @unchecked Sendable {
     private let lock = NSLock()
-    private var incrementCounts = Array(repeating: 0, count: StressTests.threads)
-    private var scopedIncrementCounts = Array(repeating: 0, count: StressTests.threads)
+    private var incrementCounts = Array(repeating: 0, count: CPUHeavySuites.StressTests.threads)
+    private var scopedIncrementCounts = Array(repeating: 0, count: CPUHeavySuites.StressTests.threads)
     /// The last sequence number each thread wrote to each shared key.
     private var lastWrites: [Int: [Int: Int]] = [:]
     private var rootActionCount = 0
