@@ -77,11 +77,28 @@ extension String: @retroactive Error {}
 
 /// Runs CPU-bound `body` on a thread of its own and waits for it, so that a long synchronous loop
 /// does not occupy the concurrency pool that effects and other tests need (two threads on a
-/// two-core machine).
+/// two-core machine). On Linux the thread's stack is the pool threads' (8 MB).
 func offThePool<Result: Sendable>(_ body: @escaping @Sendable () -> Result) async -> Result {
     await withCheckedContinuation { continuation in
         Thread { continuation.resume(returning: body()) }.start()
     }
+}
+
+/// Runs `body(0)` … `body(count - 1)` each on a new thread, and waits for all of them: unlike
+/// `DispatchQueue.concurrentPerform`, whose iterations take Dispatch's worker threads (two on a
+/// two-core machine, the very threads that run the concurrency pool's jobs on Linux), every index
+/// has a thread from the start. It blocks: call it off the pool.
+func onThreads(_ count: Int, _ body: @escaping @Sendable (Int) -> Void) {
+    let finished = DispatchGroup()
+    for index in 0..<count {
+        finished.enter()
+        Thread {
+            body(index)
+            finished.leave()
+        }
+        .start()
+    }
+    finished.wait()
 }
 
 /// Whether this test process runs under ThreadSanitizer (`swift test --sanitize=thread`), whose

@@ -28,7 +28,7 @@ enum RingAction: Sendable {
             Store(initialValues: [.count: 0], actionHandler: handler, dependency: position)
         }
         let finished = await expectFinishes("three stores sending around a ring", within: 30) {
-            DispatchQueue.concurrentPerform(iterations: 3) { position in
+            onThreads(3) { position in
                 for _ in 0..<rounds { ring.stores[position].handle(action: .passOn) }
             }
         }

@@ -10,7 +10,7 @@ import Testing
     @Test func twoUpdatersWritingEachOthersKeyBothFinish() async {
         let cache = CacheStore<Key>(initialValues: [.count: 0, .other: 0])
         let finished = await expectFinishes("two updates whose closures write each other's key", within: 30) {
-            DispatchQueue.concurrentPerform(iterations: 2) { thread in
+            onThreads(2) { thread in
                 let (mine, theirs): (Key, Key) = thread == 0 ? (.count, .other) : (.other, .count)
                 for index in 0..<Self.iterations {
                     cache.update(mine, as: Int.self) { value in
@@ -31,7 +31,7 @@ import Testing
         let threads = 4
         let cache = CacheStore<Key>(initialValues: [.count: 0])
         let finished = await expectFinishes("4 threads updating one key, each closure also writing it", within: 30) {
-            DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            onThreads(threads) { _ in
                 for _ in 0..<Self.iterations {
                     cache.update(.count, as: Int.self) { value in
                         let next = (value ?? 0) + 1

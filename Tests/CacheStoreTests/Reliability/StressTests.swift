@@ -59,7 +59,7 @@ extension CPUHeavySuites {
         static func sendMixedActions(
             to store: Store<StressKey, StressAction, Void>, scoped: Store<Int, Int, Void>, recording sent: LockedCounts
         ) {
-            DispatchQueue.concurrentPerform(iterations: threads) { thread in
+            onThreads(threads) { thread in
                 var random = SeededGenerator(seed: UInt64(thread + 1))
                 for sequence in 0..<actionsPerThread {
                     switch Int.random(in: 0..<10, using: &random) {
