@@ -22,7 +22,7 @@ import Testing
         await clock.advance(by: .seconds(1))
         try await sleeper.value
         #expect(clock.sleeperCount == 0)
-        #expect(ContinuousClock.now - started < .seconds(60))
+        #expect(ContinuousClock.now - started < .seconds(3_600), "the hour passed in real time")
     }
 
     @Test func sleepersWakeInDeadlineOrderEachAtItsDeadline() async throws {
@@ -156,9 +156,10 @@ func waitForSleepers(_ count: Int, on clock: TestClock, sourceLocation: SourceLo
     await waitUntil(sourceLocation: sourceLocation) { clock.sleeperCount == count }
 }
 
-/// Waits, in real time (up to ten seconds), until `condition` holds.
+/// Waits, in real time (up to two minutes: a loaded machine may take seconds to run a task), until
+/// `condition` holds.
 func waitUntil(sourceLocation: SourceLocation = #_sourceLocation, _ condition: () -> Bool) async {
-    let deadline = ContinuousClock.now + .seconds(10)
+    let deadline = ContinuousClock.now + .seconds(120)
     while !condition(), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(1)) }
-    #expect(condition(), "still false after ten seconds", sourceLocation: sourceLocation)
+    #expect(condition(), "still false after two minutes", sourceLocation: sourceLocation)
 }

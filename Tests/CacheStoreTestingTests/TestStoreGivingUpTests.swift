@@ -13,9 +13,9 @@ final class EffectProbe: @unchecked Sendable {
     var hasTickerStopped: Bool { lock.withLock { tickerStopped } }
     func tickerDidStop() { lock.withLock { tickerStopped = true } }
 
-    /// Waits up to ten seconds for the ticker to stop; a loaded machine may take a while to run it.
+    /// Waits up to two minutes for the ticker to stop; a loaded machine may take a while to run it.
     func waitForTickerToStop() async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(120)
         while !hasTickerStopped, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
         return hasTickerStopped
     }

@@ -118,7 +118,7 @@ func makeEffectStore(gates: Int = 2) -> (Store<Key, EffectAction, EffectDependen
             store.handle(action: .startForever)
             #expect(store.runningEffectIDs == [AnyHashable(CancelID.work)])
         }
-        #expect(await eventually(timeout: .seconds(1)) { weakStore == nil })
+        #expect(await eventually { weakStore == nil })
         #expect(await eventually { dependency.cancellations.values == [-1] })
     }
 }

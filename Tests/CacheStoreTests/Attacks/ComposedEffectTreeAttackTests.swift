@@ -152,7 +152,7 @@ import Testing
         #expect(store.cancel(id: ID.outer))
         store.handle(action: .start(2))  // nothing waits now
         #expect(
-            await eventually(timeout: .seconds(6)) { script.log.values.contains("2") },
+            await eventually { script.log.values.contains("2") },
             "the throttled effect was dropped though nothing waited under its id: \(script.log.values)")
         #expect(!script.log.values.contains("1"))
         #expect(await Self.ends(store), "left running: \(store.runningEffectIDs)")

@@ -70,7 +70,7 @@ let tickHandler = StoreActionHandler<Key, TickAction, TickTally> { state, action
             }
             return countsAtCancel
         }
-        #expect(await eventually(timeout: .seconds(10)) { store.runningEffectIDs.isEmpty })
+        #expect(await eventually { store.runningEffectIDs.isEmpty })
         try? await Task.sleep(for: .milliseconds(100))  // a late delivery lands by now
         let lateRuns = countsAtCancel.filter { run, countAtCancel in tally.ticks(of: run) > countAtCancel }.count
         #expect(

@@ -81,7 +81,7 @@ let releaseHandler = StoreActionHandler<Key, ReleaseAction, Void> { state, actio
             store.handle(action: .remove)
         }
         guard finished else { return }
-        #expect(await eventually(timeout: .seconds(5)) { seen.values == [7] }, "the deinit ran once and read the store")
+        #expect(await eventually { seen.values == [7] }, "the deinit ran once and read the store")
         #expect(!store.contains(.other))
     }
 
@@ -92,7 +92,7 @@ let releaseHandler = StoreActionHandler<Key, ReleaseAction, Void> { state, actio
             store.handle(action: .replace)
         }
         guard finished else { return }
-        #expect(await eventually(timeout: .seconds(5)) { seen.values == [7] }, "the deinit ran once and read the store")
+        #expect(await eventually { seen.values == [7] }, "the deinit ran once and read the store")
         #expect(store.get(.other, as: String.self) == "replaced")
     }
 }

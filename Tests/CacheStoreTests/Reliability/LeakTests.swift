@@ -97,7 +97,7 @@ import Testing
             #expect(scoped.runningEffectIDs == ["forever"])
             (weakParent, weakScoped) = (parent, scoped)
         }
-        #expect(await eventually(timeout: .seconds(1)) { weakScoped == nil && weakParent == nil })
+        #expect(await eventually { weakScoped == nil && weakParent == nil })
     }
 
     @Test func theStateAHandlerCapturedDoesNotKeepTheStoreAlive() {
