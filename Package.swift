@@ -45,8 +45,9 @@ let package = Package(
         .executableTarget(name: "PostsDemo", dependencies: ["CacheStore", "PostsFeature"], path: "Demo/PostsDemo"),
         .testTarget(
             name: "CacheStoreTests",
-            // The heap measure (`CacheStoreBenchmarkSupport`) for the attacks that measure in-process.
-            dependencies: ["CacheStore", "CacheStoreMemoryProbe", "CacheStoreBenchmarkSupport"]
+            // The memory probe, built beside the tests that run it (none measures the heap in the tests'
+            // process, where the suites running beside it move it).
+            dependencies: ["CacheStore", "CacheStoreMemoryProbe"]
         ),
         // Measures the heap in a process of its own for the engine's memory tests.
         .executableTarget(name: "CacheStoreMemoryProbe", dependencies: ["CacheStore", "CacheStoreBenchmarkSupport"]),
