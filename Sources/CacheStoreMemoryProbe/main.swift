@@ -67,7 +67,8 @@ case "changes-unconsumed":
     print(await iterator.next()?.contains(NamedKey(-1_001)) == true)
 case "effects-started-cancelled":
     // COUNT effects with distinct ids running at once, then each cancelled, after a warm-up of 1,000:
-    // the heap's growth once their tasks have ended on the pool (waited for, up to two minutes, as a loaded machine may need).
+    // the heap's growth once their tasks have ended on the pool (waited for, up to two minutes: a
+    // loaded machine needed more than 30 s once).
     let store = Store<Int, Int, Void>(
         initialValues: [:],
         actionHandler: StoreActionHandler { _, id, _ in
