@@ -11,6 +11,7 @@
 import CacheStore
 import CacheStoreBenchmarkSupport
 import Foundation
+import Observation
 
 /// A key whose name lives on the heap (longer than a small string), so that keeping keys shows.
 struct NamedKey: Hashable, Sendable {
@@ -36,7 +37,7 @@ guard arguments.count == 2, let count = Int(arguments[1]), count > 0, cachestore
             """
             usage: CacheStoreMemoryProbe SCENARIO COUNT (on a platform whose heap can be measured)
             scenarios: keys-set-read-removed, contains-absent, changes-unconsumed, effects-started-cancelled,
-            retain-each, \(EffectCycle.allCases.map(\.rawValue).joined(separator: ", "))
+            observed-scopes-released, retain-each, \(EffectCycle.allCases.map(\.rawValue).joined(separator: ", "))
 
             """.utf8))
     exit(64)
@@ -94,6 +95,17 @@ case "effects-started-cancelled":
         try? await Task.sleep(for: .milliseconds(50))
     }
     print(Int(cachestore_allocated_bytes() - before))
+case "observed-scopes-released":
+    // A row's scoped store over one key that never changes, read by an observer, then released: as a
+    // list view makes and drops rows.
+    let key = NamedKey(0)
+    let store = Store<NamedKey, Void, Void>(initialValues: [key: 0], actionHandler: .none)
+    print(
+        heapGrowth(count: count) { _ in
+            let row = store.actionlessScope(
+                keyTransformation: (from: { $0 == key ? 0 : nil }, to: { $0 == 0 ? key : nil }))
+            withObservationTracking({ _ = row.get(0, as: Int.self) }, onChange: {})
+        })
 case "retain-each":
     // The probe's own check: 100 bytes kept per key must show as at least that.
     var kept: [[UInt8]] = []

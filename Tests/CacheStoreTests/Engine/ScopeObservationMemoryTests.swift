@@ -1,0 +1,17 @@
+import Testing
+
+/// Memory is O(scopes alive): a scoped store that was observed and then released leaves nothing behind
+/// in its parent, even when the key it observed never changes (issue 12). Measured in a process of its
+/// own (see ``MemoryProbe``).
+@Suite struct ScopeObservationMemoryTests {
+    static let scopes = 20_000
+
+    /// 20,000 row stores made over one key, each read by an observer, then released: the observers
+    /// stayed registered on the parent's key until that key changed, about 1,000 bytes each.
+    @Test func observedScopesReleasedLeaveNothingBehind() async throws {
+        let growth = try await MemoryProbe.run("observed-scopes-released", count: Self.scopes).growth
+        #expect(
+            growth <= Self.scopes * 8,
+            "\(Self.scopes) observed scoped stores made and released grew the heap by \(growth) bytes")
+    }
+}
