@@ -31,6 +31,10 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     @exclusivity(unchecked) @usableFromInline var madeLocal: RootCore<Key>?
     /// Defaults for mapped keys, read while the parent has no value (never written to the parent).
     @usableFromInline let fallbacks: [Key: Any]
+    /// The subjects that this scope's observed reads of mapped keys are recorded on, linked into the
+    /// slots of the keys they read and unlinked when the scope is released, so that its observers go
+    /// with it. Guarded by ``scopeSubjectsLock``.
+    @exclusivity(unchecked) @usableFromInline var subjects = ScopeSubjects<Key>()
 
     @inlinable
     init(
@@ -56,6 +60,12 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
         }
         self.seededLocal = localValues.isEmpty ? nil : RootCore(values: localValues)
         self.fallbacks = fallbacks
+    }
+
+    /// Nothing else holds the scope now: its subjects need no lock to be read. They are all linked
+    /// through the parent: reads of this scope's own keys are recorded by ``local``.
+    deinit {
+        subjects.forEach(parentAccess.unlink)
     }
 
     /// The values of keys that are not mapped: the seeded ones, or those made on first use.
@@ -92,7 +102,47 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     @inlinable
     func value(for key: Key, observing: Bool) -> Any? {
         guard let parentKey = parentKey(for: key) else { return local.value(for: key, observing: observing) }
-        let value = parentAccess.read(parentKey, observing)
+        let value = observing ? observedValue(of: parentKey, for: key) : parentAccess.read(parentKey, false)
+        if value == nil, !fallbacks.isEmpty { return fallbacks[key] }
+        return value
+    }
+
+    /// The value of `parentKey`, the read recorded on this scope's subject of `key`, made and linked on
+    /// the key's first observed read.
+    @inlinable
+    func observedValue(of parentKey: ParentKey, for key: Key) -> Any? {
+        scopeSubjectsLock.lock()
+        let known = subjects.subject(for: key)
+        scopeSubjectsLock.unlock()
+        var subject = known
+        let value = parentAccess.readThrough(parentKey, &subject)
+        if subject !== known, let subject {
+            scopeSubjectsLock.lock()
+            subjects.add(subject, for: key)
+            scopeSubjectsLock.unlock()
+        }
+        return value
+    }
+
+    /// A subject of a scope of this scope: linked into this scope's own keys, or through its parent.
+    @usableFromInline
+    func unlink(_ subject: KeyObservation) {
+        let local =
+            seededLocal
+            ?? {
+                scopeLocalCreationLock.lock()
+                defer { scopeLocalCreationLock.unlock() }
+                return madeLocal
+            }()
+        if let local, subject.host == Unmanaged.passUnretained(local).toOpaque() { return local.unlink(subject) }
+        parentAccess.unlink(subject)
+    }
+
+    /// A read through a scope of this scope: its subject is linked where the key is stored.
+    @inlinable
+    func value(for key: Key, observingThrough subject: inout KeyObservation?) -> Any? {
+        guard let parentKey = parentKey(for: key) else { return local.value(for: key, observingThrough: &subject) }
+        let value = parentAccess.readThrough(parentKey, &subject)
         if value == nil, !fallbacks.isEmpty { return fallbacks[key] }
         return value
     }
@@ -179,6 +229,9 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
         return Subscription(combining: [parent.subscribe(throughParent), local.subscribe(subscriber)])
     }
 }
+
+/// Guards every scope's ``ScopedCore/subjects``: held only to find or add one subject.
+@usableFromInline let scopeSubjectsLock = Lock()
 
 /// Guards the creation of every scope's ``ScopedCore/madeLocal``: held only to read or set that one
 /// reference, which happens only for keys that are not mapped, in scopes without seeded ones.

@@ -19,6 +19,16 @@ protocol StorageCore<Key>: AnyObject, Sendable {
     /// The value of `key`; with `observing`, the read is recorded for `withObservationTracking`.
     func value(for key: Key, observing: Bool) -> Any?
 
+    /// The value of `key`, the read recorded for `withObservationTracking` on `subject`, a scope's
+    /// subject of the key that the key's slot lists (see ``LinkedKeyObservation``). When `subject` is
+    /// `nil`, or not linked to the key, the core storing the key links a new one and returns it in
+    /// `subject`; a core that cannot link one leaves `subject` as it is.
+    func value(for key: Key, observingThrough subject: inout KeyObservation?) -> Any?
+
+    /// Takes `subject`, which ``value(for:observingThrough:)`` linked, out of the slot it is linked
+    /// into. Called once, by the scope that owns the subject, when it is released.
+    func unlink(_ subject: KeyObservation)
+
     /// Sets (or, for `nil`, removes) the value of `key`, then tells its observers.
     ///
     /// `value` is consumed, here and in ``CoreAccess/write``: passed borrowed, each core copied it
@@ -55,6 +65,14 @@ protocol StorageCore<Key>: AnyObject, Sendable {
 
 extension StorageCore {
     @usableFromInline func noteScoped() {}
+
+    /// A plain observed read, recorded on the key's own subject: for cores that no scope observes
+    /// for long (a lifted handler's state).
+    @usableFromInline func value(for key: Key, observingThrough subject: inout KeyObservation?) -> Any? {
+        value(for: key, observing: true)
+    }
+
+    @usableFromInline func unlink(_ subject: KeyObservation) {}
 }
 
 /// A core's hot operations as closures made where the client's key type is known.
@@ -68,12 +86,16 @@ extension StorageCore {
 @usableFromInline
 struct CoreAccess<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     @usableFromInline let read: (Key, _ observing: Bool) -> Any?
+    @usableFromInline let readThrough: (Key, _ subject: inout KeyObservation?) -> Any?
+    @usableFromInline let unlink: (KeyObservation) -> Void
     @usableFromInline let write: (Key, consuming Any?) -> Any?
     @usableFromInline let writeAll: ([Key], inout [Any?]) -> Void
 
     @inlinable
     init<Core: StorageCore>(_ core: Core) where Core.Key == Key {
         read = { key, observing in core.value(for: key, observing: observing) }
+        readThrough = { key, subject in core.value(for: key, observingThrough: &subject) }
+        unlink = { subject in core.unlink(subject) }
         write = { key, value in core.write(consume value, for: key) }
         writeAll = { keys, values in core.writeAll(keys, &values) }
     }

@@ -52,6 +52,18 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
         return baseAccess.read(key, false)
     }
 
+    /// Before the commit, a handler's read, which records nothing.
+    @inlinable
+    func value(for key: Key, observingThrough subject: inout KeyObservation?) -> Any? {
+        guard !isCommitted else { return baseAccess.readThrough(key, &subject) }
+        return value(for: key, observing: false)
+    }
+
+    @inlinable
+    func unlink(_ subject: KeyObservation) {
+        baseAccess.unlink(subject)
+    }
+
     @inlinable
     func write(_ value: consuming Any?, for key: Key) -> Any? {
         guard !isCommitted else { return baseAccess.write(key, consume value) }

@@ -7,7 +7,7 @@ import Testing
     static let scopes = 20_000
 
     /// 20,000 row stores made over one key, each read by an observer, then released: the observers
-    /// stayed registered on the parent's key until that key changed, about 1,000 bytes each.
+    /// stayed registered on the parent's key until that key changed, about 666 bytes each.
     @Test func observedScopesReleasedLeaveNothingBehind() async throws {
         let growth = try await MemoryProbe.run("observed-scopes-released", count: Self.scopes).growth
         #expect(

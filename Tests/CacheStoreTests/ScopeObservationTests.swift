@@ -1,0 +1,80 @@
+import CacheStore
+import Observation
+import Testing
+
+/// A read through a scope is recorded on the scope's own subject of the key, linked to the key where
+/// it is stored, and unlinked when the scope is released: its observers fire as before, and go with it.
+@Suite struct ScopeObservationTests {
+    @Test func aScopesObserverFiresOnEveryChangeOfItsKeyNotOnOthers() {
+        let parent = CacheStore<Key>(initialValues: [.count: 0, .name: "x"])
+        let scope = parent.scope(keyTransformation: featureKeys)
+        let fired = fireCount { _ = scope.get(.counter, as: Int.self) }
+        parent.set(value: "y", forKey: .name)
+        #expect(fired.values.isEmpty)
+        parent.set(value: 1, forKey: .count)
+        #expect(fired.values.count == 1)
+        let again = fireCount { _ = scope.get(.counter, as: Int.self) }
+        scope.set(value: 2, forKey: .counter)
+        #expect(again.values.count == 1)
+    }
+
+    @Test func aScopesObserverOfARemovedKeyFiresWhenItComesBack() {
+        let parent = CacheStore<Key>(initialValues: [.count: 0])
+        let scope = parent.scope(keyTransformation: featureKeys)
+        let removal = fireCount { _ = scope.get(.counter, as: Int.self) }
+        parent.remove(.count)
+        #expect(removal.values.count == 1)
+        let comeback = fireCount { _ = scope.contains(.counter) }
+        parent.set(value: 3, forKey: .count)
+        #expect(comeback.values.count == 1)
+        #expect(scope.get(.counter, as: Int.self) == 3)
+    }
+
+    @Test func aScopeOfAScopeIsToldOfItsKeyInTheRootAndInTheMiddleScope() {
+        let parent = CacheStore<Key>(initialValues: [.count: 0])
+        let middle = parent.scope(keyTransformation: featureKeys, defaultCache: [.localOnly: "seed"])
+        let inner = middle.scope(keys: [.counter, .localOnly])
+        let counterFired = fireCount { _ = inner.get(.counter, as: Int.self) }
+        let localFired = fireCount { _ = inner.get(.localOnly, as: String.self) }
+        parent.set(value: 1, forKey: .count)
+        #expect(counterFired.values.count == 1)
+        #expect(localFired.values.isEmpty)
+        middle.set(value: "changed", forKey: .localOnly)
+        #expect(localFired.values.count == 1)
+    }
+
+    @Test func aReleasedScopesObserverIsNotToldAndOtherScopesStillAre() {
+        let parent = CacheStore<Key>(initialValues: [.count: 0])
+        let kept = parent.scope(keyTransformation: featureKeys)
+        let keptFired = fireCount { _ = kept.get(.counter, as: Int.self) }
+        let releasedFired = Recorder<Void>()
+        do {
+            let released = parent.scope(keyTransformation: featureKeys)
+            withObservationTracking(
+                { _ = released.get(.counter, as: Int.self) }, onChange: { releasedFired.append(()) })
+        }
+        parent.set(value: 1, forKey: .count)
+        #expect(keptFired.values.count == 1)
+        #expect(releasedFired.values.isEmpty)
+    }
+
+    /// Empty slots are purged once they outnumber the keys present; one a scope's subject is linked to
+    /// stays, so the scope is still told when the key appears.
+    @Test func aScopesObserverOfAnAbsentKeyOutlivesAPurgeOfEmptySlots() {
+        let parent = CacheStore<Key>(initialValues: [:])
+        let scope = parent.scope(keyTransformation: featureKeys)
+        let fired = fireCount { _ = scope.contains(.counter) }
+        for index in 0..<3_000 { _ = parent.contains(.item(index)) }
+        parent.set(value: 1, forKey: .count)
+        #expect(fired.values.count == 1)
+    }
+
+    @Test func aStoresScopedRowIsToldOfTheActionThatWritesItsKey() {
+        let store = Store(initialValues: [.count: 0], actionHandler: counterHandler)
+        let row = store.actionlessScope(keyTransformation: featureKeys)
+        let fired = fireCount { _ = row.get(.counter, as: Int.self) }
+        store.handle(action: .increment)
+        #expect(fired.values.count == 1)
+        #expect(row.get(.counter, as: Int.self) == 1)
+    }
+}
