@@ -40,12 +40,11 @@ struct ScopeSubjects<Key: Hashable> {
         }
     }
 
-    /// Calls `body` with every subject. Called with no lock held.
-    @inlinable
-    func forEach(_ body: (KeyObservation) -> Void) {
-        if let first { body(first) }
-        if !more.isEmpty { for subject in more.values { body(subject) } }
-        if !replaced.isEmpty { for subject in replaced { body(subject) } }
+    /// Calls `body` with every subject but ``first``. Called with no lock held.
+    @usableFromInline
+    func forEachAfterFirst(_ body: (KeyObservation) -> Void) {
+        for subject in more.values { body(subject) }
+        for subject in replaced { body(subject) }
     }
 }
 
