@@ -69,6 +69,45 @@ import Testing
         #expect(fired.values.count == 1)
     }
 
+    /// Threads reading one scope's key for the first time at once each link a subject: every one
+    /// stays linked, so each thread's observer is told.
+    @Test func observersOfOneScopeRegisteredOnManyThreadsAtOnceAreAllTold() async {
+        let parent = CacheStore<Key>(initialValues: [.count: 0])
+        let scope = parent.scope(keyTransformation: featureKeys)
+        let fired = Recorder<Void>()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    withObservationTracking({ _ = scope.get(.counter, as: Int.self) }, onChange: { fired.append(()) })
+                }
+            }
+        }
+        parent.set(value: 1, forKey: .count)
+        #expect(fired.values.count == 8)
+    }
+
+    /// Scopes made, observed and released on several threads while another writes their key: each
+    /// links and unlinks its subject under the parent's lock; afterwards the key's observers work.
+    @Test func scopesMadeObservedAndReleasedOnManyThreadsWhileTheKeyChanges() async {
+        let parent = CacheStore<Key>(initialValues: [.count: 0])
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    for _ in 0..<300 {
+                        let row = parent.scope(keyTransformation: featureKeys)
+                        withObservationTracking({ _ = row.get(.counter, as: Int.self) }, onChange: {})
+                    }
+                }
+            }
+            group.addTask { for value in 1...1_000 { parent.set(value: value, forKey: .count) } }
+        }
+        let kept = parent.scope(keyTransformation: featureKeys)
+        let fired = fireCount { _ = kept.get(.counter, as: Int.self) }
+        parent.remove(.count)
+        #expect(fired.values.count == 1)
+        #expect(kept.get(.counter, as: Int.self) == nil)
+    }
+
     @Test func aStoresScopedRowIsToldOfTheActionThatWritesItsKey() {
         let store = Store(initialValues: [.count: 0], actionHandler: counterHandler)
         let row = store.actionlessScope(keyTransformation: featureKeys)
