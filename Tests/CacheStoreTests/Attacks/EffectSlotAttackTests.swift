@@ -543,7 +543,10 @@ extension CPUHeavySuites {
                         }
                     }
                 },
-                effect: { _ in .run(id: "feeder") { send in send(.got("arm")) } })
+                // The effect sends from a thread of its own, so that the handler it runs holds that
+                // thread, not one of the pool's two: with the pool's other thread busy in another
+                // suite, this test's own continuation had to wait for the handler's 60 s timeout.
+                effect: { _ in .run(id: "feeder") { send in await offThePool { send(.got("arm")) } } })
             let box = AttackBox<Attacked?>(script.makeStore())
             weak let weakStore = box.value
             box.value?.handle(action: .start(0))
