@@ -43,6 +43,28 @@ import Testing
         #expect(localFired.values.count == 1)
     }
 
+    /// Many scopes of one shared key, released first, last and from the middle of the key's list of
+    /// subjects: each release leaves every other scope linked and told, and only those.
+    @Test func scopesOfOneKeyReleasedInAnyOrderLeaveTheOthersLinked() {
+        let parent = CacheStore<Key>(initialValues: [.count: 0])
+        var scopes = (0..<8).map { _ in parent.scope(keyTransformation: featureKeys) }
+        var live = Array(scopes.indices)
+        for released in [7, 0, 4, 2, 5, 1, 6, 3] {
+            let fired = live.map { index in
+                let scope = scopes[index]
+                return fireCount { _ = scope.get(.counter, as: Int.self) }
+            }
+            let position = live.firstIndex(of: released)!
+            scopes[released] = parent.scope(keyTransformation: featureKeys)  // the old one is released
+            live.remove(at: position)
+            var stillFired = fired
+            stillFired.remove(at: position)
+            parent.set(value: released + 1, forKey: .count)
+            #expect(stillFired.allSatisfy { $0.values.count == 1 }, "released \(released)")
+            #expect(fired[position].values.isEmpty, "the released scope \(released) was told")
+        }
+    }
+
     @Test func aReleasedScopesObserverIsNotToldAndOtherScopesStillAre() {
         let parent = CacheStore<Key>(initialValues: [.count: 0])
         let kept = parent.scope(keyTransformation: featureKeys)

@@ -82,6 +82,12 @@ final class LinkedKeyObservation<Key: Hashable & SendableMetatype>: KeyObservati
     @usableFromInline let key: Key
     /// The next subject linked into the same slot; guarded by ``core``'s lock.
     @usableFromInline var next: LinkedKeyObservation<Key>?
+    /// The subject before this one in the slot, `nil` for the first; guarded by ``core``'s lock.
+    /// Unretained: while this subject is linked, the one before holds it through its ``next``, and
+    /// unlinking either relinks both. (So a scope's release unlinks its subject in O(1): with only
+    /// ``next``, it searched the slot's list, O(scopes of the key), and releasing every row of a list
+    /// whose rows all read one shared key was quadratic.)
+    @usableFromInline unowned(unsafe) var previous: LinkedKeyObservation<Key>?
 
     @inlinable
     init(core: RootCore<Key>, key: Key) {

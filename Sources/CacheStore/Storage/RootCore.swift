@@ -113,6 +113,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             isNewSlot = slot.value == nil && slot.observation == nil && slot.linked == nil
             let made = LinkedKeyObservation(core: core, key: key)
             made.next = slot.linked
+            slot.linked?.previous = made
             slot.linked = made
             subject = made
         }
@@ -148,20 +149,16 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     /// Takes `subject` out of the linked subjects that start at `first`.
     @inlinable
     static func remove(_ subject: LinkedKeyObservation<Key>, from first: inout LinkedKeyObservation<Key>?) {
-        if first === subject {
+        if let previous = subject.previous {
+            previous.next = subject.next
+        } else if first === subject {
             first = subject.next
-            subject.next = nil
-            return
+        } else {
+            return  // not linked here
         }
-        var current = first
-        while let node = current {
-            if node.next === subject {
-                node.next = subject.next
-                subject.next = nil
-                return
-            }
-            current = node.next
-        }
+        subject.next?.previous = subject.previous
+        subject.previous = nil
+        subject.next = nil
     }
 
     /// Whether the empty slots outnumber the keys present and the limit. Under the lock.
