@@ -86,11 +86,13 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     ///
     /// So a new effect's task never finds its store's turn still taken by the thread that started
     /// it. It did: in a chain of effects (an effect's action starts the next one), the new task's
-    /// thread often woke while the turn was still taken, queued its end for the handling thread and
-    /// went back to sleep, and the handling thread then had to wake it for the next one. Measured with
-    /// `perf stat`, `effect-roundtrip`: 0.3–0.55 context switches per round trip before, under 0.01
-    /// after; on one CPU (`taskset -c 0`) 3.9 → 2.7 µs per round trip. Callgrind: `effect-roundtrip`
-    /// 7,256 → 7,317 instructions, `store-handle` 1,398 → 1,418, this bookkeeping's cost. (One task is
+    /// thread often ran while the turn was still taken, queued its end for the handling thread and
+    /// went to sleep, and the handling thread then had to wake it for the next one. Measured with
+    /// `perf stat`, `--case effect-roundtrip --operations 200000`: on one CPU (`taskset -c 0`) 94,000
+    /// → 2,000 context switches, 3.2–3.6 → 2.1–2.3 µs per round trip; on two CPUs busy with other
+    /// builds, 86,000–106,000 → 1,000–2,000, 6.0–8.0 → 4.7 µs; on two idle CPUs, no change (the other
+    /// CPU's thread takes the new task at once either way). Callgrind: `effect-roundtrip` 7,256 →
+    /// 7,317 instructions, `store-handle` 1,398 → 1,418, this bookkeeping's cost. (One task is
     /// deferred, not all: a list of them would be an allocation per action.)
     @inlinable
     func inIdleTurn(_ work: () -> Void) {
