@@ -9,10 +9,8 @@ extension CPUHeavySuites {
         /// 20,000 effects with distinct ids started, then cancelled: their store kept about 250 bytes
         /// for each (its tables never shrank), 5 MB in all; now about 45 KB whatever the count.
         @Test func effectsStartedAndCancelledLeaveNothingBehind() async throws {
-            let growth = try await MemoryProbe.run("effects-started-cancelled", count: Self.effects).growth
-            #expect(
-                growth <= Self.effects * 8,
-                "\(Self.effects) effects started and cancelled grew the heap by \(growth) bytes")
+            try await MemoryProbe.expectNothingKept(
+                "effects-started-cancelled", count: Self.effects, "effects started and cancelled")
         }
 
         /// The probe's effect cycles: each starts an effect with a new id, then cancels it or lets it end

@@ -8,19 +8,16 @@ extension CPUHeavySuites {
         /// (today a read of a new key builds a key path: about 25 µs).
         static let keys = 50_000
         /// 40 bytes per key, where today each key keeps its slot and its key path (about 800 bytes).
-        static let allowedGrowth = keys * 40
+        static let bytesEach = 40
 
         @Test func keysSetReadAndRemovedLeaveNothingBehind() async throws {
-            let growth = try await MemoryProbe.run("keys-set-read-removed", count: Self.keys).growth
-            #expect(
-                growth <= Self.allowedGrowth,
-                "\(Self.keys) keys set, read and removed grew the heap by \(growth) bytes")
+            try await MemoryProbe.expectNothingKept(
+                "keys-set-read-removed", count: Self.keys, "keys set, read and removed", bytesEach: Self.bytesEach)
         }
 
         @Test func askingAboutAbsentKeysLeavesNothingBehind() async throws {
-            let growth = try await MemoryProbe.run("contains-absent", count: Self.keys).growth
-            #expect(
-                growth <= Self.allowedGrowth, "contains on \(Self.keys) absent keys grew the heap by \(growth) bytes")
+            try await MemoryProbe.expectNothingKept(
+                "contains-absent", count: Self.keys, "absent keys asked about", bytesEach: Self.bytesEach)
         }
 
         /// The probe itself: a scenario that keeps 100 bytes per key is measured as at least that.

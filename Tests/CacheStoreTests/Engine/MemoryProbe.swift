@@ -1,4 +1,5 @@
 import Foundation
+import Testing
 
 #if canImport(Glibc)
     import Glibc
@@ -38,6 +39,22 @@ enum MemoryProbe {
     /// - Throws: ``Failure`` when the probe cannot be started or prints no growth.
     static func run(_ scenario: String, count: Int) async throws -> Report {
         try await offThePool { Result { try runWaiting(scenario, count: count) } }.get()
+    }
+
+    /// Runs `scenario` `count` times in the probe and expects the heap to have grown by at most
+    /// `bytesEach` bytes for each: nothing is kept per iteration, only the probe's noise.
+    ///
+    /// - Parameters:
+    ///   - what: What the scenario makes, for the failure message ("effects started and cancelled").
+    ///   - bytesEach: The growth allowed per iteration.
+    static func expectNothingKept(
+        _ scenario: String, count: Int, _ what: String, bytesEach: Int = 8,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let growth = try await run(scenario, count: count).growth
+        #expect(
+            growth <= count * bytesEach, "\(count) \(what) grew the heap by \(growth) bytes",
+            sourceLocation: sourceLocation)
     }
 
     private static func runWaiting(_ scenario: String, count: Int) throws -> Report {

@@ -9,9 +9,7 @@ import Testing
     /// 20,000 row stores made over one key, each read by an observer, then released: the observers
     /// stayed registered on the parent's key until that key changed, about 666 bytes each.
     @Test func observedScopesReleasedLeaveNothingBehind() async throws {
-        let growth = try await MemoryProbe.run("observed-scopes-released", count: Self.scopes).growth
-        #expect(
-            growth <= Self.scopes * 8,
-            "\(Self.scopes) observed scoped stores made and released grew the heap by \(growth) bytes")
+        try await MemoryProbe.expectNothingKept(
+            "observed-scopes-released", count: Self.scopes, "observed scoped stores made and released")
     }
 }
