@@ -525,4 +525,75 @@ import Testing
         gate.open()
         #expect(blocked.value == 0, "an effect id was released inside EffectRunner.lock")
     }
+
+    // MARK: Storage: user keys released under the core's lock
+
+    /// A key of class type whose `deinit` reads the cache (from another thread, so that the test
+    /// cannot hang) when it is the probing instance.
+    final class ProbingKey: Hashable, @unchecked Sendable {
+        let name: String
+        let cache: AttackBox<CacheStore<ProbingKey>?>?
+        let blocked: AttackBox<Int>?
+        init(_ name: String, probing cache: AttackBox<CacheStore<ProbingKey>?>? = nil, _ blocked: AttackBox<Int>? = nil)
+        {
+            (self.name, self.cache, self.blocked) = (name, cache, blocked)
+        }
+        deinit {
+            guard let cache = cache?.value, let blocked else { return }
+            let read = DispatchSemaphore(value: 0)
+            Thread {
+                _ = cache.allValues
+                read.signal()
+            }
+            .start()
+            if read.wait(timeout: .now() + 2) == .timedOut { blocked.value += 1 }
+        }
+        static func == (lhs: ProbingKey, rhs: ProbingKey) -> Bool { lhs.name == rhs.name }
+        func hash(into hasher: inout Hasher) { hasher.combine(name) }
+    }
+
+    /// Two threads update one key at once, with equal but distinct key instances: the first one's
+    /// instance, kept as the key of `RootCore.updates`, must not be released inside the core's lock.
+    ///
+    /// Fails today: `update` removes the key's watch with `updates[key] = nil` under `RootCore.lock`,
+    /// which releases the dictionary's key, the first updater's instance, when that thread has
+    /// returned; its `deinit` then runs inside the lock (a read of the cache from it deadlocks).
+    @Test func aKeyIsNeverReleasedInsideTheCoresLockByConcurrentUpdates() async {
+        let blocked = AttackBox(0)
+        let box = AttackBox<CacheStore<ProbingKey>?>(nil)
+        let cache = CacheStore<ProbingKey>(initialValues: [ProbingKey("k"): 0])
+        box.value = cache
+        let (firstInBody, secondInBody, firstDone) = (
+            DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)
+        )
+        @Sendable func firstUpdate() {
+            cache.update(ProbingKey("k", probing: box, blocked), as: Int.self) { value in
+                firstInBody.signal()
+                secondInBody.wait()
+                value = 1
+            }
+        }
+        await offThePool {
+            onThreads(2) { thread in
+                if thread == 0 {
+                    firstUpdate()  // its key instance is released here, with the call
+                    firstDone.signal()
+                    return
+                }
+                firstInBody.wait()
+                let isFirstRun = AttackBox(true)
+                cache.update(ProbingKey("k"), as: Int.self) { value in
+                    if isFirstRun.value {
+                        isFirstRun.value = false
+                        secondInBody.signal()
+                        firstDone.wait()
+                    }
+                    value = 2
+                }
+            }
+        }
+        #expect(cache.get(ProbingKey("k"), as: Int.self) == 2)
+        box.value = nil
+        #expect(blocked.value == 0, "a key was released inside RootCore.lock")
+    }
 }
