@@ -153,6 +153,30 @@ import Testing
         #expect(store.get(.count, as: Int.self) == 7)
     }
 
+    /// Two threads make a new scope's first observed read of a key at once (each may link a subject
+    /// of its own, one then kept as replaced): a write of the key tells both observers.
+    @Test func twoThreadsFirstObservedReadsOfOneScope() async {
+        let root = CacheStore<Key>(initialValues: [.count: 0])
+        let missed = await offThePool {
+            var missed = 0
+            for round in 0..<200 {
+                let scope = root.scope(keyTransformation: Self.identity)
+                let fired = AttackBox(0)
+                onThreads(2) { _ in
+                    withObservationTracking {
+                        _ = scope.get(.count, as: Int.self)
+                    } onChange: {
+                        fired.value += 1
+                    }
+                }
+                root.set(value: round, forKey: .count)
+                if fired.value != 2 { missed += 1 }
+            }
+            return missed
+        }
+        #expect(missed == 0)
+    }
+
     /// A scope whose mapping of one key moves between two parent keys, read observed as it moves, on
     /// two threads, while the parent writes both keys: every move's observer is told of its key.
     @Test func aScopeOverAKeyThatMovesBetweenParentKeys() async {
