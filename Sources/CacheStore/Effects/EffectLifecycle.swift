@@ -418,12 +418,30 @@ struct EffectLifecycle {
 
     /// Takes the effect's id off the effect of `ticket`, if it is the one named by it (a part with
     /// an ancestor's id never is).
+    ///
+    /// The table's own key goes to ``releasedIDs`` too: it is the first of the equal ids the table was
+    /// entered with, which may be an effect's that a newer one replaced (`updateValue` keeps the key),
+    /// and removed here it was released inside the runner's lock, where its `deinit` could not call
+    /// the store.
     private mutating func unname(_ entry: Entry, _ ticket: Ticket) {
         switch entry.identity {
-        case .given(let id) where tickets[id] == ticket: tickets[id] = nil
-        case .waiting(let id) where waitingTickets[id] == ticket: waitingTickets[id] = nil
-        default: break
+        case .given(let id):
+            if let key = Self.remove(id, namingOnly: ticket, from: &tickets) { releasedIDs.append(.given(key)) }
+        case .waiting(let id):
+            if let key = Self.remove(id, namingOnly: ticket, from: &waitingTickets) {
+                releasedIDs.append(.waiting(key))
+            }
+        case .anonymous:
+            break
         }
+    }
+
+    /// Removes `id` from `table` if it names `ticket`; returns the table's key instance.
+    private static func remove(
+        _ id: AnyHashable, namingOnly ticket: Ticket, from table: inout [AnyHashable: Ticket]
+    ) -> AnyHashable? {
+        guard let index = table.index(forKey: id), table.values[index] == ticket else { return nil }
+        return table.remove(at: index).key
     }
 
     /// The ticket of the anonymous effect whose id is `id` (read from ``ActionEffect/id``), if it

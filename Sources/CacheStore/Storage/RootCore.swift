@@ -323,13 +323,20 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             var publication = Publication<Key>()
             lock.lock()
             let isConflict = updates[key]?.end(since: start) ?? false
-            if updates[key]?.isIdle == true { updates[key] = nil }
+            // The watch's key is released once the lock is left: it may be another updater's key
+            // instance (the first one's is the table's key), whose `deinit` may call the cache.
+            var idleWatch: (key: Key, value: UpdateWatch)?
+            if let index = updates.index(forKey: key), updates.values[index].isIdle {
+                idleWatch = updates.remove(at: index)
+            }
             if isConflict {
                 lock.unlock()
+                withExtendedLifetime(idleWatch) {}
                 continue  // another thread wrote `key` meanwhile: run `body` again on its value
             }
             let previous = writeLocked(value, for: key, into: &publication)
             lock.unlock()
+            withExtendedLifetime(idleWatch) {}
             if !publication.isEmpty { publish(publication) }
             withExtendedLifetime(previous) {}
             return

@@ -502,11 +502,12 @@ import Testing
     /// An effect id whose `deinit` reads the store's running effects, from another thread so that the
     /// test cannot hang: the id of an effect that was replaced, released when its replacement ends.
     ///
-    /// Fails today: the lifecycle's `tickets` dictionary keeps the *first* id instance as its key
-    /// when a second, equal one replaces its effect (`updateValue(_:forKey:)` keeps the key), and
-    /// `unname` releases that key with `tickets[id] = nil` inside `EffectRunner.lock`; `releasedIDs`
-    /// defers only the entry's own identity. The key's `deinit` then runs under the lock: any call
-    /// into the store from it deadlocks (on the same thread: forever).
+    /// Failed every run before its fix: the lifecycle's `tickets` dictionary keeps the *first* id
+    /// instance as its key when a second, equal one replaces its effect (`updateValue(_:forKey:)`
+    /// keeps the key), and `unname` released that key with `tickets[id] = nil` inside
+    /// `EffectRunner.lock`; `releasedIDs` deferred only the entry's own identity. The key's `deinit`
+    /// then ran under the lock: any call into the store from it deadlocked (on the same thread:
+    /// forever). The table's key now goes to `releasedIDs` too.
     @Test func anEffectIDIsNeverReleasedInsideTheRunnersLock() async {
         final class ProbingID: Hashable, @unchecked Sendable {
             weak var store: Store<Key, SendAction, Void>?
@@ -579,9 +580,10 @@ import Testing
     /// Two threads update one key at once, with equal but distinct key instances: the first one's
     /// instance, kept as the key of `RootCore.updates`, must not be released inside the core's lock.
     ///
-    /// Fails today: `update` removes the key's watch with `updates[key] = nil` under `RootCore.lock`,
-    /// which releases the dictionary's key, the first updater's instance, when that thread has
-    /// returned; its `deinit` then runs inside the lock (a read of the cache from it deadlocks).
+    /// Failed every run before its fix: `update` removed the key's watch with `updates[key] = nil`
+    /// under `RootCore.lock`, which released the dictionary's key, the first updater's instance, when
+    /// that thread had returned; its `deinit` then ran inside the lock (a read of the cache from it
+    /// deadlocked). The watch is now taken out with its key and released once the lock is left.
     @Test func aKeyIsNeverReleasedInsideTheCoresLockByConcurrentUpdates() async {
         let blocked = AttackBox(0)
         let box = AttackBox<CacheStore<ProbingKey>?>(nil)
