@@ -103,7 +103,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             return queue.endTurn()
         }
         queue.endTurn()
-        startSingleTask(ticket, operation, in: nil)
+        effects.attach(singleTask(ticket, operation, in: nil), to: ticket)
     }
 
     /// Handles `action` on the main queue: at once when called there, else sent there without
@@ -274,14 +274,6 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             guard let self = runner.engine(engine) else { return group?.partEnded() ?? () }
             self.finish(ticket, delivering: last, then: group)
         }
-    }
-
-    /// Makes the task of a single effect started earlier (see ``inIdleTurn(_:)``).
-    @inlinable
-    func startSingleTask(
-        _ ticket: EffectRunner.Ticket, _ operation: @escaping @Sendable () async -> Action?, in group: EffectGroup?
-    ) {
-        effects.attach(singleTask(ticket, operation, in: group), to: ticket)
     }
 
     /// Starts an effect under `identity` with the task `makeTask` makes, counted as a part of `group`,

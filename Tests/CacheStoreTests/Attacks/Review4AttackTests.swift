@@ -231,17 +231,19 @@ import Testing
         case tick(Int)
     }
 
-    /// A store released from another thread while its `run` effect sends as fast as it can: nothing
-    /// crashes, and the store is freed.
-    @Test func aStoreReleasedFromAnotherThreadWhileItsEffectSends() async {
-        let handled = AttackBox(0)
-        let handler = StoreActionHandler<Key, SendAction, Void> { state, action, _ in
+    /// A handler whose `.start` runs an effect sending up to a million `.tick`s as fast as it can
+    /// (yielding every `yieldingEvery`), each counted in `handled` and written under `.count`.
+    static func ticking(
+        counting handled: AttackBox<Int>, yieldingEvery interval: Int, stopsWhenCancelled: Bool
+    ) -> StoreActionHandler<Key, SendAction, Void> {
+        StoreActionHandler { state, action, _ in
             switch action {
             case .start:
                 return .run(id: "ticks") { send in
                     for tick in 0..<1_000_000 {
+                        if stopsWhenCancelled, Task.isCancelled { return }
                         send(.tick(tick))
-                        if tick.isMultiple(of: 64) { await Task.yield() }
+                        if tick.isMultiple(of: interval) { await Task.yield() }
                     }
                 }
             case .tick(let tick):
@@ -250,6 +252,13 @@ import Testing
                 return .none
             }
         }
+    }
+
+    /// A store released from another thread while its `run` effect sends as fast as it can: nothing
+    /// crashes, and the store is freed.
+    @Test func aStoreReleasedFromAnotherThreadWhileItsEffectSends() async {
+        let handled = AttackBox(0)
+        let handler = Self.ticking(counting: handled, yieldingEvery: 64, stopsWhenCancelled: false)
         for _ in 0..<20 {
             weak var weakStore: Store<Key, SendAction, Void>?
             let box = AttackBox<Store<Key, SendAction, Void>?>(Store(initialValues: [:], actionHandler: handler))
@@ -447,21 +456,7 @@ import Testing
     /// with the last.
     @Test func scopedStoresReleasedBeforeAndAfterTheirParent() async {
         let handled = AttackBox(0)
-        let handler = StoreActionHandler<Key, SendAction, Void> { state, action, _ in
-            switch action {
-            case .start:
-                return .run(id: "ticks") { send in
-                    for tick in 0..<1_000_000 where !Task.isCancelled {
-                        send(.tick(tick))
-                        if tick.isMultiple(of: 16) { await Task.yield() }
-                    }
-                }
-            case .tick(let tick):
-                handled.value += 1
-                state.set(value: tick, forKey: .count)
-                return .none
-            }
-        }
+        let handler = Self.ticking(counting: handled, yieldingEvery: 16, stopsWhenCancelled: true)
         let childHandler = StoreActionHandler<Key, SendAction, Void> { state, action, _ in
             if case .tick(let tick) = action { state.set(value: tick, forKey: .name) }
             return .none
