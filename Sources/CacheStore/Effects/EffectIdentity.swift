@@ -38,7 +38,11 @@ package enum EffectIdentity: @unchecked Sendable {
     /// Whether the effect was given no id.
     @inlinable
     package var isAnonymous: Bool {
-        if case .anonymous = self { true } else { false }
+        // A switch without bindings reads the case alone: `if case` copied the identity first.
+        switch self {
+        case .anonymous: true
+        case .given, .waiting: false
+        }
     }
 
     /// The id as users see it (``ActionEffect/id``).

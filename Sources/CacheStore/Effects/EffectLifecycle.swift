@@ -183,20 +183,9 @@ struct EffectLifecycle {
         }
         lastSerial += 1
         let ticket = Ticket(slot: freeSlots.popLast() ?? marks.count, serial: lastSerial)
-        var replaced: [Task<Void, Never>] = []
-        switch identity {
-        case .anonymous:
-            break
-        case .given(let id), .waiting(let id):
-            // A part with an ancestor's id is reached through that ancestor: it is not entered.
-            if !hasAncestor(parent, named: identity) {
-                if let old = updateTicket(ticket, for: identity, id) {
-                    replaced = cancelTree(old, on: thread).tasks
-                    // A waiting throttled effect replacing one: the new one keeps the booked start.
-                    if case .waiting = identity { abandonedThrottles.removeAll { $0 == id } }
-                }
-            }
-        }
+        // An anonymous effect, the most common, names nothing: its identity is not copied to be
+        // matched (PENDING).
+        let replaced = identity.isAnonymous ? [] : name(ticket, identity, parent: parent, on: thread)
         // Each made where it is kept: made first and then stored, an entry was copied and destroyed
         // (about 200 instructions).
         let mark = Mark(serial: ticket.serial, state: .running, isPart: parent != nil)
@@ -211,11 +200,31 @@ struct EffectLifecycle {
         return (ticket, replaced)
     }
 
-    /// Attaches the effect's task; returns `false` when the effect was cancelled meanwhile.
-    mutating func attach(_ task: Task<Void, Never>, to ticket: Ticket) -> Bool {
-        guard contains(ticket) else { return false }
+    /// Enters the effect of `ticket` under its given or waiting id, unless it is a part with an
+    /// ancestor's id (reached through that ancestor). Returns the tasks of the effect it replaces.
+    private mutating func name(
+        _ ticket: Ticket, _ identity: EffectIdentity, parent: Ticket?, on thread: ThreadID
+    ) -> [Task<Void, Never>] {
+        // A part with an ancestor's id is reached through that ancestor: it is not entered.
+        guard !hasAncestor(parent, named: identity) else { return [] }
+        switch identity {
+        case .anonymous:
+            return []
+        case .given(let id), .waiting(let id):
+            guard let old = updateTicket(ticket, for: identity, id) else { return [] }
+            let replaced = cancelTree(old, on: thread).tasks
+            // A waiting throttled effect replacing one: the new one keeps the booked start, which
+            // cancelling the old one has just marked abandoned.
+            if case .waiting = identity { abandonedThrottles.removeAll { $0 == id } }
+            return replaced
+        }
+    }
+
+    /// Attaches the effect's task; returns it when the effect was cancelled meanwhile, to be cancelled.
+    mutating func attach(_ task: consuming Task<Void, Never>, to ticket: Ticket) -> Task<Void, Never>? {
+        guard contains(ticket) else { return task }
         entries[ticket.slot]!.task = task
-        return true
+        return nil
     }
 
     /// Whether the effect of `ticket` runs and was not cancelled.
@@ -401,8 +410,12 @@ struct EffectLifecycle {
         guard contains(ticket), let entry = entries[ticket.slot].take() else { return }
         marks[ticket.slot].serial = 0
         freeSlots.append(ticket.slot)
-        unname(entry, ticket)
-        if !entry.identity.isAnonymous { releasedIDs.append(entry.identity) }
+        // An anonymous effect, the most common, names nothing: its identity is neither looked at nor
+        // copied (PENDING).
+        if !entry.identity.isAnonymous {
+            unname(entry, ticket)
+            releasedIDs.append(entry.identity)
+        }
         if let parent = entry.parent, contains(parent) {
             entries[parent.slot]!.children.removeAll { $0 == ticket }
         }

@@ -37,7 +37,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     @usableFromInline let queue: ActionQueue
     @usableFromInline let handler: StoreActionHandler<Key, Action, Dependency>
     @usableFromInline let dependency: Dependency
-    @usableFromInline let effects = EffectRunner()
+    @usableFromInline let effects: EffectRunner
     /// Where actions are handled; a scoped store shares its parent's.
     @usableFromInline let isolation: ActionIsolation
     /// Hands an action on to the parent store, for a scoped store; runs after this store's handler,
@@ -71,6 +71,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         self.handler = handler
         self.dependency = dependency
         self.forwardToParent = forwardToParent
+        effects = EffectRunner(idleTurns: isolation == .mainActor ? nil : queue)
     }
 
     /// Handles `action` in the tree's turn (see ``ActionQueue``).
@@ -251,8 +252,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
                 let (runner, engine) = (effects, Unmanaged.passUnretained(self))
                 return Task {
                     let last = await work(Send { action in runner.engine(engine)?.deliver(action, from: ticket) })
-                    guard let self = runner.engine(engine) else { return group?.partEnded() ?? () }
-                    self.finish(ticket, delivering: last, then: group)
+                    Self.endTask(of: ticket, delivering: last, then: group, engine, runner)
                 }
             }
         case .concatenation, .delay, .decidedAtStart, .deferred:
@@ -271,9 +271,28 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         let (runner, engine) = (effects, Unmanaged.passUnretained(self))
         return Task {
             let last = await operation()
-            guard let self = runner.engine(engine) else { return group?.partEnded() ?? () }
-            self.finish(ticket, delivering: last, then: group)
+            Self.endTask(of: ticket, delivering: last, then: group, engine, runner)
         }
+    }
+
+    /// Ends, from its task, the effect of `ticket`, whose store may have been released meanwhile
+    /// (see ``EffectRunner/engine(_:)``): as ``finish(_:delivering:then:)``, in the turn this thread
+    /// takes when the tree is idle.
+    @inlinable
+    static func endTask(
+        of ticket: EffectRunner.Ticket, delivering last: Action?, then group: EffectGroup?,
+        _ engine: Unmanaged<StoreEngine>, _ runner: EffectRunner
+    ) {
+        guard let queue = runner.idleTurns, queue.beginTurn() else {
+            guard let self = runner.engine(engine) else { return group?.partEnded() ?? () }
+            return self.finish(ticket, delivering: last, then: group)
+        }
+        guard let finish = runner.finish(ticket, deliveringLast: last != nil, retaining: engine) else {
+            queue.endTurn()
+            return group?.partEnded() ?? ()
+        }
+        let store = engine.takeRetainedValue()
+        store.inIdleTurn { store.handle(finish, of: ticket, delivering: last, then: group) }
     }
 
     /// Starts an effect under `identity` with the task `makeTask` makes, counted as a part of `group`,
@@ -396,7 +415,17 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// ``finish(_:delivering:then:)``'s work, in the turn.
     @inlinable
     func finishInTurn(_ ticket: EffectRunner.Ticket, delivering last: Action?, then group: EffectGroup?) {
-        switch effects.finish(ticket, deliveringLast: last != nil) {
+        handle(effects.finish(ticket, deliveringLast: last != nil), of: ticket, delivering: last, then: group)
+    }
+
+    /// Handles the last action of the effect of `ticket`, as `finish` decided; then tells `group`, if
+    /// any, that it ended. In the turn.
+    @inlinable
+    func handle(
+        _ finish: EffectLifecycle.Finish, of ticket: EffectRunner.Ticket, delivering last: Action?,
+        then group: EffectGroup?
+    ) {
+        switch finish {
         case .dropped:
             break
         case .finished:

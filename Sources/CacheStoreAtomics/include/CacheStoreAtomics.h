@@ -18,13 +18,25 @@ static inline uintptr_t cachestore_atomic_load(const uintptr_t *word) {
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
 }
 
-/// Sets `*word` to `value` (release).
+/// Adds `value` to `*word` and returns the word from before (relaxed: for counters, which order
+/// nothing else).
 static inline uintptr_t cachestore_atomic_fetch_add(uintptr_t *word, uintptr_t value) {
     return __atomic_fetch_add(word, value, __ATOMIC_RELAXED);
 }
 
+/// Sets `*word` to `value` (release).
 static inline void cachestore_atomic_store(uintptr_t *word, uintptr_t value) {
     __atomic_store_n(word, value, __ATOMIC_RELEASE);
+}
+
+/// The last serial number of an anonymous effect id (AnonymousEffectID.swift), for the whole process.
+/// A C global, so it is initialized before the program runs: a Swift global is made on first use,
+/// and every use of it asks `swift_once` whether it was made yet.
+extern uint64_t cachestore_anonymous_effect_serial;
+
+/// A serial number never returned before in this process (relaxed: it orders nothing else).
+static inline uint64_t cachestore_next_anonymous_effect_serial(void) {
+    return __atomic_add_fetch(&cachestore_anonymous_effect_serial, 1, __ATOMIC_RELAXED);
 }
 
 #endif
