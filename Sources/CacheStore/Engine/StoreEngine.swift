@@ -53,8 +53,11 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// Whether the next single effect started waits for the turn to end before its task is made
     /// (see ``inIdleTurn(_:)``); one at most, so it is unset when one does. Guarded by the turn.
     @exclusivity(unchecked) @usableFromInline var isDeferringTask = false
-    /// That effect, once started: its ticket and operation. Guarded by the turn.
-    @exclusivity(unchecked) @usableFromInline var deferredTask: (EffectRunner.Ticket, @Sendable () async -> Action?)?
+    /// That effect, once started: its operation and ticket. Guarded by the turn. (Two variables: the
+    /// operation moves out of its optional, where a tuple of both was copied out and destroyed, a
+    /// retain and a release more; callgrind, `effect-roundtrip`: PENDING.)
+    @exclusivity(unchecked) @usableFromInline var deferredOperation: (@Sendable () async -> Action?)?
+    @exclusivity(unchecked) @usableFromInline var deferredTicket = EffectRunner.Ticket.unkept
 
     @inlinable
     init(
@@ -99,12 +102,12 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     func inIdleTurn(_ work: () -> Void) {
         isDeferringTask = true
         work()
-        guard !isDeferringTask, let (ticket, operation) = deferredTask.take() else {
+        guard !isDeferringTask, let operation = deferredOperation.take() else {
             isDeferringTask = false
             return queue.endTurn()
         }
         queue.endTurn()
-        effects.attach(singleTask(ticket, operation, in: nil), to: ticket)
+        effects.attach(singleTask(deferredTicket, operation, in: nil), to: deferredTicket)
     }
 
     /// Handles `action` on the main queue: at once when called there, else sent there without
@@ -222,6 +225,12 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// Starts `effect`: an immediate action is queued, async work runs in a task of its own.
     @inlinable
     func start(_ effect: ActionEffect<Action>) {
+        // A single effect, the most common, is started as itself, not as its one part: the part was
+        // made, copied and destroyed, a retain and a release of its operation more (callgrind,
+        // `effect-roundtrip`: PENDING).
+        if case .single(let operation) = effect.operation {
+            return startSingle(effect.identity, operation, in: nil)
+        }
         effect.forEachPart { part in start(part, in: nil) }
     }
 
@@ -236,17 +245,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             effects.cancel(id)
             effects.forgetThrottle(id)
         case .single(let identity, let operation):
-            // A part of a composed effect may start off the turn (a concatenation's later steps
-            // start in its task): the deferral's state, guarded by the turn, is read only for others.
-            if group == nil, isDeferringTask {
-                isDeferringTask = false
-                guard let ticket = effects.start(identity, .root, { _ in nil }) else { return }
-                deferredTask = (ticket, operation)
-                return
-            }
-            startTask(identity, group?.placement ?? .root, in: group) { ticket in
-                singleTask(ticket, operation, in: group)
-            }
+            startSingle(identity, operation, in: group)
         case .task(let identity, let work):
             startTask(identity, group?.placement ?? .root, in: group) { ticket in
                 let (runner, engine) = (effects, Unmanaged.passUnretained(self))
@@ -257,6 +256,24 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             }
         case .concatenation, .delay, .decidedAtStart, .deferred:
             startComposed(part, in: group)
+        }
+    }
+
+    /// Starts a single effect: its task is made now, or once the turn ends (see ``inIdleTurn(_:)``).
+    @inlinable
+    func startSingle(
+        _ identity: EffectIdentity, _ operation: @escaping @Sendable () async -> Action?, in group: EffectGroup?
+    ) {
+        // A part of a composed effect may start off the turn (a concatenation's later steps start in
+        // its task): the deferral's state, guarded by the turn, is read only for others.
+        if group == nil, isDeferringTask {
+            isDeferringTask = false
+            guard let ticket = effects.start(identity, .root, { _ in nil }) else { return }
+            (deferredTicket, deferredOperation) = (ticket, operation)
+            return
+        }
+        startTask(identity, group?.placement ?? .root, in: group) { ticket in
+            singleTask(ticket, operation, in: group)
         }
     }
 
