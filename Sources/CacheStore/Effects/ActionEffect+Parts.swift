@@ -24,12 +24,8 @@ extension ActionEffect {
     }
 
     /// Calls `body` with each part of the effect, in order; a merged effect's parts one by one.
-    ///
-    /// Consuming, with `body` taking each part as its own: a single effect's id and operation move
-    /// into the part and on into the store's effect table and task, where they were copied and the
-    /// copies released (PENDING).
     @inlinable
-    package func forEachPart(_ body: (consuming Part) -> Void) {
+    package func forEachPart(_ body: (Part) -> Void) {
         switch operation {
         case .action(let action):
             body(.action(action))
