@@ -106,8 +106,10 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
             isDeferringTask = false
             return queue.endTurn()
         }
+        // Read in the turn: once it ends, another thread's turn may defer its own.
+        let ticket = deferredTicket
         queue.endTurn()
-        effects.attach(singleTask(deferredTicket, operation, in: nil), to: deferredTicket)
+        effects.attach(singleTask(ticket, operation, in: nil), to: ticket)
     }
 
     /// Handles `action` on the main queue: at once when called there, else sent there without
