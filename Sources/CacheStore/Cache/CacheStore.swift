@@ -18,7 +18,10 @@ import Observation
 /// ```
 ///
 /// Every method may be called from any thread. Setting an `Optional` that is `nil` removes the key;
-/// a non-nil `Optional` is stored unwrapped, so it reads back as its wrapped type.
+/// a non-nil `Optional` is stored unwrapped, so it reads back as its wrapped type. Keys are looked up
+/// while the cache's lock is held: a key's `hash(into:)` and `==`, like any `Hashable` value's, must
+/// depend on the key alone and never call a store. (Every other user code, a value's `deinit`
+/// included, runs with no lock held.)
 ///
 /// ## Observation
 ///

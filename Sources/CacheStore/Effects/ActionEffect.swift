@@ -62,7 +62,12 @@ public struct ActionEffect<Action> {
     /// The identity under which the effect runs; a new effect with the same id replaces it.
     ///
     /// A merged effect (``merge(_:)-(ActionEffect?...)``) runs as its parts, each under its own id:
-    /// its own id names nothing a store runs.
+    /// its own id names nothing a store runs. An effect without an id has one of its own: giving it
+    /// to a new effect replaces this one, as `cancel(id:)` with it cancels it.
+    ///
+    /// A store looks ids up in a table of its running effects while it holds that table's lock: an
+    /// id's `hash(into:)` and `==`, like any `Hashable` value's, must depend on the value alone and
+    /// never call a store.
     @inlinable public var id: AnyHashable { identity.id }
     /// The id given, or the anonymous identity made for the effect (see ``EffectIdentity``).
     @usableFromInline package let identity: EffectIdentity

@@ -210,12 +210,17 @@ struct EffectLifecycle {
         switch identity {
         case .anonymous:
             return []
-        case .given(let id), .waiting(let id):
-            guard let old = updateTicket(ticket, for: identity, id) else { return [] }
+        case .given(let id):
+            // An anonymous effect's id, read from `ActionEffect.id`, names that effect too: a new
+            // effect given it replaces it, as `cancel(id:)` cancels it.
+            guard let old = tickets.updateValue(ticket, forKey: id) ?? anonymousTicket(id) else { return [] }
+            return cancelTree(old, on: thread).tasks
+        case .waiting(let id):
+            guard let old = waitingTickets.updateValue(ticket, forKey: id) else { return [] }
             let replaced = cancelTree(old, on: thread).tasks
             // A waiting throttled effect replacing one: the new one keeps the booked start, which
             // cancelling the old one has just marked abandoned.
-            if case .waiting = identity { abandonedThrottles.removeAll { $0 == id } }
+            abandonedThrottles.removeAll { $0 == id }
             return replaced
         }
     }
@@ -358,12 +363,6 @@ struct EffectLifecycle {
             }
         }
         return false
-    }
-
-    /// Names `ticket` the effect of `identity`'s `id`; returns the ticket it named before.
-    private mutating func updateTicket(_ ticket: Ticket, for identity: EffectIdentity, _ id: AnyHashable) -> Ticket? {
-        if case .waiting = identity { return waitingTickets.updateValue(ticket, forKey: id) }
-        return tickets.updateValue(ticket, forKey: id)
     }
 
     /// Cancels the effect of `ticket` and every part of it, on behalf of code running on `thread`.
