@@ -63,6 +63,10 @@ public struct CacheStoreChanges<Key: Hashable & SendableMetatype>: AsyncSequence
 }
 
 /// Changed keys waiting for an iterator, merged while it is busy.
+///
+/// The waiting keys are user values, whose `deinit` may write to the cache, which tells this buffer:
+/// they leave `pending` only by `take()`, inside the lock, and are released (or handed to the
+/// consumer) once it is left.
 final class ChangeBuffer<Key: Hashable & SendableMetatype>: Finishing, @unchecked Sendable {
     private let lock = Lock()
     private let limit: Int
@@ -90,10 +94,10 @@ final class ChangeBuffer<Key: Hashable & SendableMetatype>: Finishing, @unchecke
                 (continuation: CheckedContinuation<UncheckedSendable<ChangedKeys<Key>>?, Never>) in
                 lock.lock()
                 if pending?.isEmpty != true {
-                    let keys = pending.map(ChangedKeys.init) ?? .everyKey
+                    let taken = pending.take()
                     pending = []
                     lock.unlock()
-                    continuation.resume(returning: UncheckedSendable(keys))
+                    continuation.resume(returning: UncheckedSendable(taken.map(ChangedKeys.init) ?? .everyKey))
                 } else if isFinished || Task.isCancelled {
                     lock.unlock()
                     continuation.resume(returning: nil)
@@ -110,14 +114,25 @@ final class ChangeBuffer<Key: Hashable & SendableMetatype>: Finishing, @unchecke
     private func receive(_ keys: Set<Key>) {
         lock.lock()
         guard let waiter else {
-            pending?.formUnion(keys)
-            if let count = pending?.count, count > limit { pending = nil }
+            let dropped = merge(keys)
             lock.unlock()
+            withExtendedLifetime(dropped) {}  // the keys are released here, unlocked
             return
         }
         self.waiter = nil
         lock.unlock()
         waiter.resume(returning: UncheckedSendable(keys.count > limit ? .everyKey : ChangedKeys(keys)))
+    }
+
+    /// Adds `keys` to the pending ones, which become "every key" past `limit`. Under the lock.
+    ///
+    /// - Returns: The keys no longer kept, for the caller to release once the lock is left.
+    private func merge(_ keys: Set<Key>) -> Set<Key>? {
+        guard var merged = pending.take() else { return nil }  // already every key
+        merged.formUnion(keys)
+        guard merged.count <= limit else { return merged }
+        pending = merged
+        return nil
     }
 
     func finish() {
