@@ -1,0 +1,130 @@
+import CacheStoreTesting
+import Foundation
+import Testing
+
+/// A queued effect holds a user's closure, and so whatever it captured; an output or failure handler
+/// is a user's closure too. When the test store lets go of one, its captures' `deinit` may call the
+/// test store: that must happen with none of the test store's locks held.
+@Suite struct TestStoreReleaseTests {
+    /// Runs `onRelease` when released.
+    final class Probe: @unchecked Sendable {
+        let onRelease: @Sendable () -> Void
+        init(_ onRelease: @escaping @Sendable () -> Void) { self.onRelease = onRelease }
+        deinit { onRelease() }
+    }
+
+    /// What the probes saw: each read's result, and the reads that did not return in time.
+    final class Probes<Seen>: @unchecked Sendable {
+        let seen = LockedList<Seen>()
+        let blocked = LockedList<String>()
+
+        /// Runs `read` on another thread, so that a lock the caller holds blocks it instead of
+        /// deadlocking the test, and waits up to 2 s for it; a read that did not return is recorded.
+        func read(_ what: String, _ read: @escaping @Sendable () -> Seen) {
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                self.seen.append(read())
+                done.signal()
+            }
+            .start()
+            if done.wait(timeout: .now() + 2) == .timedOut { blocked.append(what) }
+        }
+    }
+
+    enum Action: Sendable {
+        case start, stop, startConcatenation
+    }
+
+    enum EffectID: Hashable { case probed }
+
+    /// The test store, weakly, for the probes its effects capture.
+    final class StoreReference: @unchecked Sendable {
+        weak var store: TestStore<Int, Action, Void>?
+    }
+
+    /// A test store whose `.start` queues an effect under ``EffectID/probed`` (and `.startConcatenation`
+    /// a concatenation under `"chain"`) capturing a probe that, when released, reads the test store's
+    /// queued effect ids.
+    static func makeStore(_ probes: Probes<[AnyHashable]>) -> TestStore<Int, Action, Void> {
+        let reference = StoreReference()
+        let handler = StoreActionHandler<Int, Action, Void> { _, action, _ in
+            func probed(_ id: AnyHashable) -> ActionEffect<Action> {
+                let probe = Probe { probes.read("queuedEffectIDs") { reference.store?.queuedEffectIDs ?? [] } }
+                return ActionEffect(id: id) {
+                    withExtendedLifetime(probe) {}
+                    return nil
+                }
+            }
+            switch action {
+            case .start: return probed(EffectID.probed)
+            case .startConcatenation: return .concatenate(id: "chain", probed("first"))
+            case .stop: return .cancel(id: EffectID.probed)
+            }
+        }
+        let store = TestStore(initialValues: [:], actionHandler: handler, dependency: ())
+        reference.store = store
+        return store
+    }
+
+    /// Failed before its fix (the probe's read timed out): the queued effect replaced by one with its
+    /// id was removed, and so released, inside the queue's lock.
+    @Test func aQueuedEffectReplacedByOneWithItsIDIsReleasedOutsideTheQueuesLock() {
+        let probes = Probes<[AnyHashable]>()
+        let store = Self.makeStore(probes)
+        store.send(.start)
+        store.send(.start)
+        #expect(probes.blocked.values.isEmpty, "a queued effect was released inside the queue's lock")
+        #expect(probes.seen.values == [[AnyHashable(EffectID.probed)]])
+        store.cancel(id: EffectID.probed)
+    }
+
+    /// …or cancelled by a `.cancel(id:)` effect, or by `cancel(id:)`.
+    @Test func aCancelledQueuedEffectIsReleasedOutsideTheQueuesLock() {
+        let probes = Probes<[AnyHashable]>()
+        let store = Self.makeStore(probes)
+        store.send(.start)
+        store.send(.stop)
+        store.send(.start)
+        store.cancel(id: EffectID.probed)
+        #expect(probes.blocked.values.isEmpty, "a queued effect was released inside the queue's lock")
+        #expect(probes.seen.values == [[], []])
+    }
+
+    /// …or cancelled as a part of a concatenation that one with the concatenation's id replaces.
+    @Test func aQueuedPartReplacedByAConcatenationIsReleasedOutsideTheQueuesLock() {
+        let probes = Probes<[AnyHashable]>()
+        let store = Self.makeStore(probes)
+        store.send(.startConcatenation)
+        store.send(.startConcatenation)
+        #expect(probes.blocked.values.isEmpty, "a queued effect was released inside the queue's lock")
+        #expect(probes.seen.values.count == 1)
+        store.cancel(id: "chain")
+    }
+
+    /// The output replaced by a new one is released with no lock held.
+    @Test func aReplacedSkippedAssertionsOutputIsReleasedOutsideTheSettingsLock() {
+        let probes = Probes<Exhaustivity>()
+        let store = TestStore<Int, Action, Void>(initialValues: [:], actionHandler: .none, dependency: ())
+        let reference = StoreReference()
+        reference.store = store
+        let probe = Probe { probes.read("exhaustivity") { reference.store?.exhaustivity ?? .off } }
+        store.skippedAssertionsOutput = { _ in withExtendedLifetime(probe) {} }
+        _ = consume probe
+        store.skippedAssertionsOutput = { _ in }
+        #expect(probes.blocked.values.isEmpty, "the output was released inside the settings' lock")
+        #expect(probes.seen.values == [.on])
+    }
+
+    /// The failure handler replaced by a new one is released with no lock held.
+    @Test func aReplacedFailureHandlerIsReleasedOutsideItsLock() {
+        let probes = Probes<Bool>()
+        let previous = TestStoreFailure.handler
+        do {
+            let probe = Probe { probes.read("handler") { TestStoreFailure.handler != nil } }
+            TestStoreFailure.handler = { _, _, _ in withExtendedLifetime(probe) {} }
+        }
+        TestStoreFailure.handler = previous
+        #expect(probes.blocked.values.isEmpty, "the failure handler was released inside its lock")
+        #expect(probes.seen.values.count == 1)
+    }
+}
