@@ -16,4 +16,12 @@ final class LockedValue<Value>: @unchecked Sendable {
     func withValue<Result>(_ body: (inout Value) -> Result) -> Result {
         lock.withLock { body(&value) }
     }
+
+    /// Sets `part` of the value to `newValue`; what it held is released once the lock is left, as it
+    /// may be a user's value (a closure), whose captures' `deinit` may call back in and take the lock.
+    func replace<Part>(_ part: WritableKeyPath<Value, Part>, with newValue: Part) {
+        var replaced = newValue
+        lock.withLock { swap(&value[keyPath: part], &replaced) }
+        withExtendedLifetime(replaced) {}
+    }
 }

@@ -48,7 +48,11 @@ public enum TestStoreFailure: Sendable {
     /// A handler set with ``withHandler(_:operation:)-9tz4n`` takes precedence inside its operation.
     public static var handler: Handler? {
         get { lock.withLock { globalHandler } }
-        set { lock.withLock { globalHandler = newValue } }
+        set {
+            var replaced = newValue
+            lock.withLock { swap(&globalHandler, &replaced) }
+            withExtendedLifetime(replaced) {}  // a user's closure: its captures may read `handler` on release
+        }
     }
 
     /// Runs `operation` with failures reported to `handler`, in this task and the tasks it creates.

@@ -28,7 +28,7 @@ extension TestStore {
     /// ```
     public var skippedAssertionsOutput: @Sendable (String) -> Void {
         get { settings.withValue { $0.skippedAssertionsOutput } }
-        set { settings.withValue { $0.skippedAssertionsOutput = newValue } }
+        set { settings.replace(\.skippedAssertionsOutput, with: newValue) }
     }
 
     /// Logs the changes `action` made that its expectation did not check.

@@ -206,7 +206,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     ///
     /// - Parameter id: The id the effect was started with.
     public func cancel(id: AnyHashable) {
-        queue.withValue { $0.removeAll { $0.isCancelled(by: id) } }
+        removeQueued { $0.isCancelled(by: id) }
         throttles.forget(id)
     }
 
@@ -355,7 +355,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
             case .task(let identity, let work):
                 enqueueTask(identity.id, work)
             case .concatenation(let id, let effects):
-                queue.withValue { $0.removeAll { $0.isCancelled(by: id) } }
+                removeQueued { $0.isCancelled(by: id) }
                 for effect in effects { enqueue(effect, origin: origin, groupIDs: groupIDs + [id], after: &wait) }
             case .delay(let next):
                 wait = chain(wait, next)
@@ -364,7 +364,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
             case .deferred(let id, let next, let effect):
                 // Replaces the throttled effect waiting under `id`, not the one queued to run under it.
                 let waiting = WaitingThrottle(id: id)
-                queue.withValue { $0.removeAll { $0.isCancelled(by: waiting) } }
+                removeQueued { $0.isCancelled(by: waiting) }
                 wait = chain(wait, next)
                 enqueue(effect, origin: origin, groupIDs: groupIDs + [waiting, id], after: &wait)
             }
@@ -379,10 +379,28 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// Queues `effect`, replacing the queued effect with its id, unless that is the id of a
     /// concatenation it is part of: that names the concatenation, as in a store.
     private func append(_ effect: QueuedEffect<Action>) {
-        queue.withValue { queued in
-            if !effect.groupIDs.contains(effect.id) { queued.removeAll { $0.id == effect.id } }
-            queued.append(effect)
+        let replaces = !effect.groupIDs.contains(effect.id)
+        removeQueued(where: { replaces && $0.id == effect.id }, thenAppending: effect)
+    }
+
+    /// Removes the queued effects that `isRemoved` picks, then queues `effect`, if given.
+    ///
+    /// The effects removed are released once the queue's lock is left: an effect holds a user's
+    /// closure, action and id, whose `deinit` may call this test store.
+    private func removeQueued(
+        where isRemoved: (QueuedEffect<Action>) -> Bool, thenAppending effect: QueuedEffect<Action>? = nil
+    ) {
+        let removed = queue.withValue { queued in
+            var removed: [QueuedEffect<Action>] = []
+            queued.removeAll { queuedEffect in
+                guard isRemoved(queuedEffect) else { return false }
+                removed.append(queuedEffect)
+                return true
+            }
+            if let effect { queued.append(effect) }
+            return removed
         }
+        withExtendedLifetime(removed) {}
     }
 
     /// Takes the oldest queued effect, if any.
