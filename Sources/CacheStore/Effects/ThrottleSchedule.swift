@@ -40,18 +40,32 @@ package final class ThrottleSchedule: @unchecked Sendable {
     package func start<Instant: InstantProtocol>(
         _ id: AnyHashable, at now: Instant, interval: Instant.Duration, latest: Bool
     ) -> Start<Instant> {
-        let (start, swept) = lock.withLock {
-            let swept = bookings.count >= sweepAt ? sweep(at: now) : []
-            guard let last = bookings[id] as? Booking<Instant>, now < last.end else {
-                bookings[id] = Booking(start: now, end: now.advanced(by: interval))
-                return (Start<Instant>.now, swept)
-            }
-            if now < last.start { return (latest ? .at(last.start) : .never, swept) }
-            bookings[id] = Booking(start: last.end, end: last.end.advanced(by: interval))
-            return (.at(last.end), swept)
-        }
-        withExtendedLifetime(swept) {}  // released with the lock left
+        // What the bookings let go of, a user's clock's instants among them, is released with the
+        // lock left. (A replaced booking was released inside it: an instant whose `deinit` called
+        // `cancel(id:)` on the store blocked.)
+        var released: [Any] = []
+        let start = lock.withLock { decide(id, at: now, interval: interval, latest: latest, releasing: &released) }
+        withExtendedLifetime(released) {}
         return start
+    }
+
+    /// ``start(_:at:interval:latest:)``'s decision, with the lock held; what the bookings let go of
+    /// goes to `released`.
+    private func decide<Instant: InstantProtocol>(
+        _ id: AnyHashable, at now: Instant, interval: Instant.Duration, latest: Bool, releasing released: inout [Any]
+    ) -> Start<Instant> {
+        if bookings.count >= sweepAt { released.append(sweep(at: now)) }
+        func book(_ start: Instant) {
+            let booking = Booking(start: start, end: start.advanced(by: interval))
+            if let replaced = bookings.updateValue(booking, forKey: id) { released.append(replaced) }
+        }
+        guard let last = bookings[id] as? Booking<Instant>, now < last.end else {
+            book(now)
+            return .now
+        }
+        if now < last.start { return latest ? .at(last.start) : .never }
+        book(last.end)
+        return .at(last.end)
     }
 
     /// Forgets when the effects under `id` started: the next one starts at once.

@@ -38,9 +38,9 @@ import Testing
     /// the first reading of the clock: its probe calls `cancel(id:)` on another thread (so that the test
     /// cannot hang) and waits up to 2 s for it.
     ///
-    /// Fails today: `ThrottleSchedule.start` replaces the booking with `bookings[id] = …` inside its
-    /// lock, where the replaced booking (and the copy `last` read from it) is released.
-    @Test(.disabled("ThrottleSchedule.start releases a replaced booking inside its lock (Effects/*: the lead's)"))
+    /// Failed before the fix: `ThrottleSchedule.start` replaced the booking with `bookings[id] = …`
+    /// inside its lock, where the replaced booking was released.
+    @Test
     func aReplacedThrottleBookingIsReleasedOutsideTheSchedulesLock() {
         enum Action: Sendable { case throttled }
         let blocked = AttackBox(0)
