@@ -66,7 +66,8 @@ import Testing
         var counts: [Int: Int] = [:]
         for chain in handled.values { counts[chain, default: 0] += 1 }
         let wrong = counts.filter { $0.value != steps + 1 }
-        #expect(counts.count == threads * chainsPerThread, "chains that never began: \(threads * chainsPerThread - counts.count)")
+        let chains = threads * chainsPerThread
+        #expect(counts.count == chains, "chains that never began: \(chains - counts.count)")
         #expect(wrong.isEmpty, "chains whose steps were not each handled once: \(wrong)")
         #expect(store.runningEffectIDs.isEmpty, "left running: \(store.runningEffectIDs)")
         #expect(child.runningEffectIDs.isEmpty, "left running: \(child.runningEffectIDs)")
