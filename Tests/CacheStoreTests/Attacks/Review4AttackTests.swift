@@ -286,6 +286,8 @@ import Testing
         var cancelFromHandler = false
         var restartFromHandler = false
         var releaseFromHandler = false
+        /// What the effect waits for before it returns, if anything.
+        var gate: Gate?
     }
 
     static let deferHandler = StoreActionHandler<Key, DeferAction, DeferOwner> { _, action, owner in
@@ -296,7 +298,11 @@ import Testing
             if owner.cancelFromHandler { owner.store?.handle(action: .cancel) }
             if owner.restartFromHandler { owner.store?.handle(action: .restart(value + 1)) }
             if owner.releaseFromHandler { owner.store = nil }
-            return ActionEffect(id: "deferred") { .done(value) }
+            let gate = owner.gate
+            return ActionEffect(id: "deferred") {
+                await gate?.wait()
+                return .done(value)
+            }
         case .cancel:
             return .cancel(id: "deferred")
         case .restart(let value):
@@ -335,11 +341,16 @@ import Testing
         owner.store = nil
     }
 
-    /// …or its store is released inside the handler that starts it: it never delivers, and the store
-    /// is freed.
+    /// …or its store is released inside the handler that starts it: the store is freed once `handle`
+    /// returns, and the effect, ending after that, never delivers. (`handle` holds its store until it
+    /// returns, so an effect that ended before that could deliver: the gate keeps it from ending.
+    /// Without the gate, this test failed about one round in five on a loaded machine, on an effect
+    /// that ended while the store still existed.)
     @Test func aStoreReleasedInTheTurnThatDefersItsEffect() async {
         for round in 0..<100 {
             let owner = DeferOwner()
+            let gate = Gate()
+            owner.gate = gate
             owner.releaseFromHandler = true
             weak var weakStore: Store<Key, DeferAction, DeferOwner>?
             do {
@@ -349,6 +360,7 @@ import Testing
             }
             await offThePool { owner.store?.handle(action: .start(round)) }
             #expect(weakStore == nil)
+            gate.open()
             try? await Task.sleep(for: .milliseconds(1))
             #expect(owner.done.values.isEmpty)
         }
