@@ -177,7 +177,11 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     func apply(_ action: Action, recordingChanges: Bool = false, reusing buffer: consuming [StateChange<Key>] = [])
         -> (changes: [StateChange<Key>], effect: ActionEffect<Action>?)
     {
-        var (handlerState, transaction) = takeHandlerState()
+        // Bound apart, `transaction` a `let`: destructured into two `var`s, the transaction was
+        // retained for the handler's call and released after it (callgrind, `store-handle`: 1,161
+        // → 1,113 instructions, `store-handle-observed-same` 13,961 → 13,913).
+        let (state, transaction) = takeHandlerState()
+        var handlerState = consume state
         let effect = handler.handle(store: &handlerState, action: action, dependency: dependency)
         let isLogged = queue.hasDebugLog && isDebugLogWriting
         let isRecording = recordingChanges || isLogged

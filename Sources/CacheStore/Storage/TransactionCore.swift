@@ -142,7 +142,13 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
                 changes.append(StateChange(key: writtenKeys[index], before: nil, after: writtenValues[index]))
             }
         }
-        baseAccess.writeAll(writtenKeys, &writtenValues)
+        // The keys are moved out for the call and back: passed from this object's property, their
+        // array was retained and released around it, two atomic operations per action (callgrind,
+        // `store-handle`: 1,183 → 1,161 instructions).
+        var keys: [Key] = []
+        swap(&keys, &writtenKeys)
+        baseAccess.writeAll(keys, &writtenValues)
+        swap(&keys, &writtenKeys)
         for index in changes.indices { swap(&changes[index].before, &writtenValues[index]) }
         // Releases each replaced value and keeps the arrays' storage for the next action. One
         // `removeLast` per write: popping until `nil` destroyed one `Any??` more through the
