@@ -65,6 +65,36 @@ import Testing
         }
     }
 
+    /// A key's own subject and its scopes' subjects are one list, the own one first, whichever read
+    /// came first: every observer is told of a write and of a removal, a released scope's only not,
+    /// and the removed key's slot stays for the scope still linked to it.
+    @Test(arguments: [true, false])
+    func aKeyReadDirectlyAndThroughScopesTellsEveryObserver(directReadFirst: Bool) {
+        let parent = CacheStore<Key>(initialValues: [.count: 0])
+        let kept = parent.scope(keyTransformation: featureKeys)
+        var released: CacheStore<FeatureKey>? = parent.scope(keyTransformation: featureKeys)
+        let readDirectly = { fireCount { _ = parent.get(.count, as: Int.self) } }
+        var direct = directReadFirst ? readDirectly() : nil
+        let keptFired = fireCount { _ = kept.get(.counter, as: Int.self) }
+        let releasedFired = fireCount { [released] in _ = released?.get(.counter, as: Int.self) }
+        if direct == nil { direct = readDirectly() }
+        released = nil
+        parent.set(value: 1, forKey: .count)
+        #expect(direct?.values.count == 1)
+        #expect(keptFired.values.count == 1)
+        #expect(releasedFired.values.isEmpty)
+
+        let directAgain = readDirectly()
+        let keptAgain = fireCount { _ = kept.get(.counter, as: Int.self) }
+        parent.remove(.count)
+        #expect(directAgain.values.count == 1)
+        #expect(keptAgain.values.count == 1)
+        let comeback = fireCount { _ = kept.contains(.counter) }
+        parent.set(value: 2, forKey: .count)
+        #expect(comeback.values.count == 1)
+        #expect(kept.get(.counter, as: Int.self) == 2)
+    }
+
     @Test func aReleasedScopesObserverIsNotToldAndOtherScopesStillAre() {
         let parent = CacheStore<Key>(initialValues: [.count: 0])
         let kept = parent.scope(keyTransformation: featureKeys)
