@@ -140,7 +140,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     }
 
     deinit {
-        engine.effects.close()
+        engine.closeEffects()
     }
 
     /// Handles `action`: runs the handler, applies its writes, and starts its effect.
@@ -173,13 +173,14 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// - Returns: Whether an effect was running under `id` and nothing it sends will be handled.
     @discardableResult
     public func cancel(id: AnyHashable) -> Bool {
-        engine.effects.forgetThrottle(id)
-        return engine.effects.cancel(id)
+        guard let effects = engine.existingEffects else { return false }
+        effects.forgetThrottle(id)
+        return effects.cancel(id)
     }
 
     /// The ids of the effects running now.
     public var runningEffectIDs: Set<AnyHashable> {
-        engine.effects.ids
+        engine.existingEffects?.ids ?? []
     }
 }
 
