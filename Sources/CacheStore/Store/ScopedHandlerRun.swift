@@ -40,8 +40,11 @@ final class ScopedHandlerRun<Key: Hashable & SendableMetatype, ScopedKey: Hashab
             spare = self.spare.take()
             spareInUse.store(0)
         }
-        // Moved out of `spare`, so that the view's state is uniquely referenced unless the feature keeps it.
-        var (scopedState, core) = spare.take() ?? makeView()
+        // Moved out of `spare`, so that the view's state is uniquely referenced unless the feature keeps it;
+        // and out of the tuple by a `let`: a `var` tuple kept `core` retained around the handler's call
+        // (callgrind, `lifted-handle` at 1,000 keys: 1,614 → 1,568 instructions, a retain and a release fewer).
+        let (view, core) = spare.take() ?? makeView()
+        var scopedState = consume view
         core.attach(to: state)
         let effect = handler.handle(store: &scopedState, action: action, dependency: dependency)
         guard scopedState.core === core else {
