@@ -1,7 +1,7 @@
 import CacheStoreAtomics
 
 /// One machine word that threads read and change without a lock: the state of a store's turn (see
-/// ``ActionQueue``), a counter.
+/// ``ActionQueue``), a flag.
 ///
 /// `Synchronization.Atomic` needs macOS 15; this package supports macOS 14, so the operations are
 /// the C compiler's atomic builtins (target `CacheStoreAtomics`), inlined here. The word lives in
@@ -32,13 +32,6 @@ struct AtomicWord: @unchecked Sendable {
     @inlinable
     func load() -> UInt {
         storage.withUnsafeMutablePointerToElements { word in cachestore_atomic_load(word) }
-    }
-
-    /// Adds `value` to the word and returns the word from before (relaxed: for counters, which order
-    /// nothing else).
-    @inlinable
-    func fetchAdd(_ value: UInt) -> UInt {
-        storage.withUnsafeMutablePointerToElements { word in cachestore_atomic_fetch_add(word, value) }
     }
 
     /// Sets the word to `value` (release).

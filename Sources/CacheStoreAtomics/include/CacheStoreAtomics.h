@@ -18,12 +18,6 @@ static inline uintptr_t cachestore_atomic_load(const uintptr_t *word) {
     return __atomic_load_n(word, __ATOMIC_ACQUIRE);
 }
 
-/// Adds `value` to `*word` and returns the word from before (relaxed: for counters, which order
-/// nothing else).
-static inline uintptr_t cachestore_atomic_fetch_add(uintptr_t *word, uintptr_t value) {
-    return __atomic_fetch_add(word, value, __ATOMIC_RELAXED);
-}
-
 /// Sets `*word` to `value` (release).
 static inline void cachestore_atomic_store(uintptr_t *word, uintptr_t value) {
     __atomic_store_n(word, value, __ATOMIC_RELEASE);
