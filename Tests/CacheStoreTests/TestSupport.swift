@@ -84,6 +84,18 @@ func offThePool<Result: Sendable>(_ body: @escaping @Sendable () -> Result) asyn
     }
 }
 
+/// Whether `body`, run on a thread of its own, returns within two seconds: how a value's `deinit`
+/// (or other user code) probes the store without hanging the test when a lock it needs is held.
+func returnsWithinTwoSeconds(_ body: @escaping @Sendable () -> Void) -> Bool {
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        body()
+        done.signal()
+    }
+    .start()
+    return done.wait(timeout: .now() + 2) == .success
+}
+
 /// Runs `body(0)` … `body(count - 1)` each on a new thread, and waits for all of them: unlike
 /// `DispatchQueue.concurrentPerform`, whose iterations take Dispatch's worker threads (two on a
 /// two-core machine, the very threads that run the concurrency pool's jobs on Linux), every index

@@ -524,13 +524,7 @@ import Testing
             }
             deinit {
                 guard let store else { return }
-                let read = DispatchSemaphore(value: 0)
-                Thread {
-                    _ = store.runningEffectIDs
-                    read.signal()
-                }
-                .start()
-                if read.wait(timeout: .now() + 2) == .timedOut { blocked.value += 1 }
+                if !returnsWithinTwoSeconds({ _ = store.runningEffectIDs }) { blocked.value += 1 }
             }
             static func == (lhs: ProbingID, rhs: ProbingID) -> Bool { true }
             func hash(into hasher: inout Hasher) {}
@@ -572,13 +566,7 @@ import Testing
         }
         deinit {
             guard let cache = cache?.value, let blocked else { return }
-            let read = DispatchSemaphore(value: 0)
-            Thread {
-                _ = cache.allValues
-                read.signal()
-            }
-            .start()
-            if read.wait(timeout: .now() + 2) == .timedOut { blocked.value += 1 }
+            if !returnsWithinTwoSeconds({ _ = cache.allValues }) { blocked.value += 1 }
         }
         static func == (lhs: ProbingKey, rhs: ProbingKey) -> Bool { lhs.name == rhs.name }
         func hash(into hasher: inout Hasher) { hasher.combine(name) }

@@ -48,13 +48,7 @@ import Testing
         let clock = ProbingClock {
             Probe {
                 guard let store = storeBox.value else { return }
-                let done = DispatchSemaphore(value: 0)
-                Thread {
-                    store.cancel(id: "unrelated")
-                    done.signal()
-                }
-                .start()
-                if done.wait(timeout: .now() + 2) == .timedOut { blocked.value += 1 }
+                if !returnsWithinTwoSeconds({ store.cancel(id: "unrelated") }) { blocked.value += 1 }
             }
         }
         let handler = StoreActionHandler<Key, Action, Void> { _, _, _ in
