@@ -52,9 +52,13 @@ struct Targets {
         check(
             "row-write ≤ 1.5× floor-row-write",
             sizes.map { ($0.formatted(), ratio("row-write", $0, to: "floor-row-write")) }, limit: 1.5)
+        // The floor's own growth is printed beside it: where the rows do not fit the CPU's caches, the
+        // floor's writes slow down too (1.5-1.7x on the 2-core machine of the README's run).
+        let floorGrowth = ratio("floor-row-write", 100_000, to: "floor-row-write", 10)
+        let floorGrowthLabel = floorGrowth.map { String(format: "floor-row-write's own: %.2f×", $0) } ?? ""
         check(
-            "row-write at 100,000 rows ≤ 1.2× at 10", [("", ratio("row-write", 100_000, to: "row-write", 10))],
-            limit: 1.2)
+            "row-write at 100,000 rows ≤ 1.2× at 10",
+            [(floorGrowthLabel, ratio("row-write", 100_000, to: "row-write", 10))], limit: 1.2)
         check(
             "lifted-handle ≤ 1.5× store-handle",
             [1_000, 100_000].map { ($0.formatted(), ratio("lifted-handle", $0, to: "store-handle")) }, limit: 1.5)
