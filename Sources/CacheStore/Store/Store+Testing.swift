@@ -44,11 +44,20 @@ package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unch
         let expected = Swift.Result {
             try body(&expectation)
             guard expectation.core === transaction else { return ExpectedState.replaced(expectation.allValues) }
-            return .writes(keys: transaction.writtenKeys, values: transaction.writtenValues)
+            // The writes move out, and back below: copied, each array was retained and released once
+            // more per send (callgrind, `teststore-send`: 2,673 → 2,653 instructions).
+            var (keys, values): ([Key], [Any?]) = ([], [])
+            swap(&keys, &transaction.writtenKeys)
+            swap(&values, &transaction.writtenValues)
+            return .writes(keys: keys, values: values)
         }
-        let result = use(consume expected)
+        let result = use(expected)
         // The writes go, their storage stays for the next expectation.
         transaction.isCommitted = true
+        if case .success(.writes(var keys, var values)) = consume expected {
+            swap(&keys, &transaction.writtenKeys)
+            swap(&values, &transaction.writtenValues)
+        }
         // One `removeLast` per write, as in `TransactionCore.commit`: `popLast` until `nil` destroyed
         // each value and one `Any??` more through the runtime's value witnesses (callgrind,
         // `teststore-send`: 3,744 → 3,556 instructions per send).

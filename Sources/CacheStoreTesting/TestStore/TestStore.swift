@@ -271,7 +271,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
             action, expecting: expecting, recorder: expectationRecorder
         ) { expected, changes in
             StateCheck(
-                expected, changes, currentValue: store.currentValue, currentKeys: { Set(store.allValues.keys) },
+                expected, changes, currentValue: { store.currentValue($0) }, currentKeys: { Set(store.allValues.keys) },
                 exhaustivity: exhaustivity)
         }
         if !check.passed { report(check, after: action, at: location) }
