@@ -92,3 +92,105 @@ import Testing
         #expect(shared.handled.values == ["given"])
     }
 }
+
+extension Review6AttackTests {
+    // MARK: The effect runner made by a store's first effect
+
+    static let sameKeys: BiDirectionalTransformation<Key?, Key?> = (from: { $0 }, to: { $0 })
+
+    /// `n ≥ 0` starts an effect under id `n` that returns `-n - 1` once the gate opens; a negative
+    /// action records its effect's id.
+    static func gatedEffects(_ gate: Gate, delivering delivered: Recorder<Int>) -> StoreActionHandler<Key, Int, Void> {
+        StoreActionHandler { _, action, _ in
+            guard action >= 0 else {
+                delivered.append(-action - 1)
+                return .none
+            }
+            return ActionEffect(id: action) {
+                await gate.wait()
+                return -action - 1
+            }
+        }
+    }
+
+    /// Fresh stores, a root and its scoped store, whose first effects threads start at once (one of
+    /// them makes the runner of each, in the tree's turn) while other threads cancel some by id and
+    /// read `runningEffectIDs` (which make none). Every effect whose cancel returned `true` never
+    /// delivers; every other one delivers once; nothing is left running.
+    ///
+    /// Passes on 1f7936a, plain and under ThreadSanitizer (kept as a regression test of the lazily
+    /// made runner: `StoreEngine.effects` reads `madeEffects` without a lock in the turn).
+    @Test func firstEffectsOfAFreshStoreTreeStartedFromManyThreadsAtOnce() async {
+        let (rounds, threads, effectsPerThread) = (10, 4, 10)
+        for _ in 0..<rounds {
+            let gate = Gate()
+            let delivered = Recorder<Int>()
+            let cancelled = Recorder<Int>()
+            let store = Store(initialValues: [:], actionHandler: Self.gatedEffects(gate, delivering: delivered))
+            let child = store.scope(
+                keyTransformation: Self.sameKeys, actionHandler: Self.gatedEffects(gate, delivering: delivered))
+            await offThePool {
+                onThreads(threads + 1) { thread in
+                    guard thread < threads else {
+                        // A reader that never starts an effect: it makes no runner, and sees a consistent one.
+                        for _ in 0..<200 { _ = (store.runningEffectIDs.count, child.runningEffectIDs.count) }
+                        return
+                    }
+                    let target = thread.isMultiple(of: 2) ? store : child
+                    for index in 0..<effectsPerThread {
+                        let id = thread * 1_000 + index
+                        target.handle(action: id)
+                        if index.isMultiple(of: 3), target.cancel(id: id) { cancelled.append(id) }
+                    }
+                }
+            }
+            gate.open()
+            let total = threads * effectsPerThread
+            let isSettled = await eventually {
+                delivered.values.count + cancelled.values.count >= total
+                    && store.runningEffectIDs.isEmpty && child.runningEffectIDs.isEmpty
+            }
+            #expect(isSettled, "\(delivered.values.count) delivered, \(cancelled.values.count) cancelled of \(total)")
+            let deliveredIDs = delivered.values
+            #expect(Set(deliveredIDs).count == deliveredIDs.count, "delivered twice: \(deliveredIDs)")
+            #expect(Set(deliveredIDs).isDisjoint(with: cancelled.values), "delivered after cancel(id:) returned true")
+            #expect(cancelled.values.count == threads * ((effectsPerThread + 2) / 3))
+        }
+    }
+
+    /// A scoped store whose only holder releases it inside its parent's handler, right after sending
+    /// it an action (queued: this thread has the tree's turn). The action is handled once the turn
+    /// ends, after the release, and starts the scoped store's first effect: its runner is made closed,
+    /// so the effect is cancelled at once and never delivers (nothing reads the freed engine).
+    ///
+    /// Passes on 1f7936a (the store-released-first path of `StoreEngine.makeEffects`, without the main
+    /// queue of `LazyEffectRunnerTests`).
+    @Test func aScopedStoresFirstEffectStartedAfterItsReleaseInTheSameTurn() async {
+        let (delivered, started) = (Recorder<Int>(), Recorder<Int>())
+        let gate = Gate()
+        gate.open()
+        let childHandler = Self.gatedEffects(gate, delivering: delivered)
+        for _ in 0..<50 {
+            let childBox = AttackBox<Store<Key, Int, Void>?>(nil)
+            let parent = Store<Key, Int, Void>(
+                initialValues: [:],
+                actionHandler: StoreActionHandler { _, _, _ in
+                    childBox.value?.handle(action: 7)
+                    childBox.value = nil
+                    return .none
+                })
+            childBox.value = parent.scope(
+                keyTransformation: Self.sameKeys,
+                actionHandler: StoreActionHandler { state, action, dependency in
+                    started.append(action)
+                    return childHandler.handle(store: &state, action: action, dependency: dependency)
+                })
+            parent.handle(action: 0)
+            #expect(childBox.value == nil)
+        }
+        #expect(started.values.count == 50, "the scoped stores' actions were handled after their release")
+        // The effects' tasks run at once (the gate is open): a delivery would come within moments.
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(delivered.values.isEmpty, "\(delivered.values.count) effects of released scoped stores delivered")
+    }
+}
