@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import Observation
 import Testing
 
 /// Review 6's attacks on the newest code: an anonymous effect's id as a name (`ActionEffect.id`,
@@ -192,5 +193,63 @@ extension Review6AttackTests {
         // The effects' tasks run at once (the gate is open): a delivery would come within moments.
         try? await Task.sleep(for: .milliseconds(100))
         #expect(delivered.values.isEmpty, "\(delivered.values.count) effects of released scoped stores delivered")
+    }
+}
+
+extension Review6AttackTests {
+    // MARK: A key's one list of subjects
+
+    /// One key, churned at once by: a writer that also removes it; a direct observed reader (the
+    /// key's own subject, listed first); scopes whose observer releases its scope from `onChange`
+    /// (unlinked during the publication that told it); and scopes of scopes, made and released. Then
+    /// an observer of each kind is told of the next write once, and a scope released from the middle
+    /// of the list leaves the others told.
+    ///
+    /// Passes on 1f7936a, plain and under ThreadSanitizer (regression test of `KeyObservation.next`
+    /// and `previous`, and of `RootCore.remove(_:from:)`).
+    @Test func aKeysSubjectsUnderWritesReadsAndScopesMadeAndReleasedOnManyThreads() async {
+        let parent = CacheStore<Key>(initialValues: [.count: 0])
+        await offThePool {
+            onThreads(4) { thread in
+                switch thread {
+                case 0:
+                    for value in 1...400 {
+                        if value.isMultiple(of: 10) {
+                            parent.remove(.count)
+                        } else {
+                            parent.set(value: value, forKey: .count)
+                        }
+                    }
+                case 1:
+                    for _ in 0..<200 {
+                        withObservationTracking({ _ = parent.get(.count, as: Int.self) }, onChange: {})
+                    }
+                case 2:
+                    for _ in 0..<200 {
+                        let box = AttackBox<CacheStore<FeatureKey>?>(parent.scope(keyTransformation: featureKeys))
+                        let scope = box.value!
+                        withObservationTracking(
+                            { _ = scope.get(.counter, as: Int.self) }, onChange: { box.value = nil })
+                    }
+                default:
+                    for _ in 0..<200 {
+                        let inner = parent.scope(keyTransformation: featureKeys).scope(keys: [.counter])
+                        withObservationTracking({ _ = inner.contains(.counter) }, onChange: {})
+                    }
+                }
+            }
+        }
+        var scopes = (0..<3).map { _ in parent.scope(keyTransformation: featureKeys) }
+        let inner = parent.scope(keyTransformation: featureKeys).scope(keys: [.counter])
+        for round in 0..<2 {
+            if round == 1 { scopes.remove(at: 1) }  // its subject is unlinked from the middle of the list
+            let direct = fireCount { _ = parent.get(.count, as: Int.self) }
+            let throughScopes = scopes.map { scope in fireCount { _ = scope.get(.counter, as: Int.self) } }
+            let throughInner = fireCount { _ = inner.get(.counter, as: Int.self) }
+            parent.set(value: -1 - round, forKey: .count)
+            #expect(direct.values.count == 1)
+            #expect(throughScopes.allSatisfy { $0.values.count == 1 })
+            #expect(throughInner.values.count == 1)
+        }
     }
 }
