@@ -92,6 +92,24 @@ import Testing
         #expect(await shared.finish(runs: 3))
         #expect(shared.handled.values == ["given"])
     }
+
+    /// An effect given the anonymous effect's id runs, then the anonymous effect is returned again:
+    /// two effects run under the one id, and `cancel(id:)` returning `true` must stop both.
+    ///
+    /// Fails on 1f7936a, every run: an anonymous start names nothing and replaces nothing, and
+    /// `cancel` finds the given effect in `tickets` and looks no further (`tickets[id] ??
+    /// anonymousTicket(id)`): the anonymous run keeps running and delivers.
+    @Test func anAnonymousEffectStartedBesideAnEffectGivenItsIDIsCancelledWithIt() async {
+        let shared = SharedEffect()
+        let store = shared.makeStore()
+        store.handle(action: .start(1))
+        store.handle(action: .start(0))
+        let cancelled = store.cancel(id: shared.effect.id)
+        #expect(cancelled)
+        #expect(store.runningEffectIDs.isEmpty, "still running after cancel(id:) returned true")
+        #expect(await shared.finish(runs: 2))
+        #expect(shared.handled.values.isEmpty, "delivered after cancel(id:) returned \(cancelled)")
+    }
 }
 
 extension Review6AttackTests {
