@@ -63,7 +63,8 @@ public struct ActionEffect<Action> {
     ///
     /// A merged effect (``merge(_:)-(ActionEffect?...)``) runs as its parts, each under its own id:
     /// its own id names nothing a store runs. An effect without an id has one of its own: giving it
-    /// to a new effect replaces this one, as `cancel(id:)` with it cancels it.
+    /// to a new effect replaces this one, as `cancel(id:)` with it cancels it, and returning the same
+    /// effect again (made once, returned by two actions) replaces its run still going.
     ///
     /// A store looks ids up in a table of its running effects while it holds that table's lock: an
     /// id's `hash(into:)` and `==`, like any `Hashable` value's, must depend on the value alone and

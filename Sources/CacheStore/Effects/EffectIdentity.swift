@@ -15,7 +15,8 @@
 package enum EffectIdentity: @unchecked Sendable {
     /// An id the user gave: a new effect with an equal id replaces the running one.
     case given(AnyHashable)
-    /// No id was given: equal only to itself, the effect replaces nothing.
+    /// No id was given: equal only to itself, the effect replaces only a run of itself (the same
+    /// effect returned again) or an effect given its id.
     case anonymous(AnonymousEffectID)
     /// A throttled effect waiting to start under this id (see
     /// ``ActionEffect/throttle(id:for:clock:latest:)``): it replaces the effect waiting under the id,
