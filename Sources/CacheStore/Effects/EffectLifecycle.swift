@@ -248,7 +248,9 @@ struct EffectLifecycle {
     /// two running effects. Returns the tasks to cancel.
     ///
     /// A new anonymous effect (a serial above any started or given here) shares its id with nothing,
-    /// so the common start pays one comparison.
+    /// so the common start pays one comparison, and a copy of its identity to read the serial
+    /// (callgrind, `effect-roundtrip`: 6,622 → 6,680 instructions; an accessor returning the serial
+    /// copied it through its value witness, 6,778).
     private mutating func replaceRepeat(
         of anonymous: AnonymousEffectID, parent: Ticket?, on thread: ThreadID
     ) -> [Task<Void, Never>] {
