@@ -137,15 +137,20 @@ extension Review6AttackTests {
     /// read `runningEffectIDs` (which make none). Every effect whose cancel returned `true` never
     /// delivers; every other one delivers once; nothing is left running.
     ///
+    /// A main-actor store handles the actions on the main queue, after `handle` returned: a cancel
+    /// right after it may come first and return `false`; that effect then delivers.
+    ///
     /// Passes on 1f7936a, plain and under ThreadSanitizer (kept as a regression test of the lazily
     /// made runner: `StoreEngine.effects` reads `madeEffects` without a lock in the turn).
-    @Test func firstEffectsOfAFreshStoreTreeStartedFromManyThreadsAtOnce() async {
+    @Test(arguments: [ActionIsolation.anyThread, .mainActor])
+    func firstEffectsOfAFreshStoreTreeStartedFromManyThreadsAtOnce(_ isolation: ActionIsolation) async {
         let (rounds, threads, effectsPerThread) = (10, 4, 10)
         for _ in 0..<rounds {
             let gate = Gate()
             let delivered = Recorder<Int>()
             let cancelled = Recorder<Int>()
-            let store = Store(initialValues: [:], actionHandler: Self.gatedEffects(gate, delivering: delivered))
+            let store = Store(
+                initialValues: [:], actionHandler: Self.gatedEffects(gate, delivering: delivered), isolation: isolation)
             let child = store.scope(
                 keyTransformation: Self.sameKeys, actionHandler: Self.gatedEffects(gate, delivering: delivered))
             await offThePool {
@@ -173,7 +178,10 @@ extension Review6AttackTests {
             let deliveredIDs = delivered.values
             #expect(Set(deliveredIDs).count == deliveredIDs.count, "delivered twice: \(deliveredIDs)")
             #expect(Set(deliveredIDs).isDisjoint(with: cancelled.values), "delivered after cancel(id:) returned true")
-            #expect(cancelled.values.count == threads * ((effectsPerThread + 2) / 3))
+            if isolation == .anyThread {
+                // `handle` returned once the action was handled: each of these cancels found its effect.
+                #expect(cancelled.values.count == threads * ((effectsPerThread + 2) / 3))
+            }
         }
     }
 
