@@ -279,3 +279,72 @@ extension Review6AttackTests {
         }
     }
 }
+
+extension Review6AttackTests {
+    // MARK: Keys whose deinit writes to their cache
+
+    typealias Token = ChangesKeyReleaseTests.Token
+    typealias TokenKey = ChangesKeyReleaseTests.TokenKey
+
+    static let sameTokenKeys: BiDirectionalTransformation<TokenKey?, TokenKey?> = (from: { $0 }, to: { $0 })
+
+    /// Keys whose `deinit` writes to their cache, on every path that takes a key in and lets it go,
+    /// at once on six threads: writes and removals (of more keys than a `changes` iterator that is
+    /// not consumed keeps: they merge into "every key"); observed reads of present and absent keys
+    /// (the empty slots they leave are purged); scopes' reads (a scope's subject keeps its key until
+    /// the scope is released); `update`s of one key on two threads (the conflict watch keeps the
+    /// first updater's key instance); and `changes` iterators cancelled at once or left to take the
+    /// next change. A key released inside a lock that its `deinit`'s write takes deadlocks.
+    ///
+    /// Passes on 1f7936a; deadlocked on 7423c35 in 3 of 3 runs, before the keys that the `changes`
+    /// stream and `update` let go of were released outside their locks (4f7fed9, a32a5da).
+    @Test func keysWhoseDeinitWritesTheirCacheTakenInAndLetGoOnEveryPathAtOnce() async {
+        let cache = CacheStore<TokenKey>(initialValues: [:])
+        let token: @Sendable (Int) -> TokenKey = { id in
+            .token(Token(id: id) { [weak cache] in cache?.set(value: true, forKey: .other) })
+        }
+        let taken = Recorder<Void>()
+        // Never consumed while the keys change: past its limit, its keys merge into "every key".
+        var unconsumed = cache.changes.makeAsyncIterator()
+        let finished = await expectFinishes("keys whose deinit writes their cache, churned", within: 60) {
+            onThreads(6) { thread in
+                for round in 0..<300 {
+                    let id = round % 11
+                    switch thread {
+                    case 0:
+                        cache.set(value: round, forKey: token(id))
+                        cache.remove(token(id + 5))
+                        for fresh in 10_000 + round * 4..<10_000 + round * 4 + 4 {
+                            cache.set(value: round, forKey: token(fresh))
+                            cache.remove(token(fresh))
+                        }
+                    case 1:
+                        withObservationTracking(
+                            {
+                                _ = cache.get(token(id), as: Int.self)
+                                for absent in 0..<4 { _ = cache.contains(token(1_000 + round * 4 + absent)) }
+                            }, onChange: {})
+                    case 2:
+                        let scope = cache.scope(keyTransformation: Self.sameTokenKeys)
+                        withObservationTracking({ _ = scope.get(token(id), as: Int.self) }, onChange: {})
+                    case 3, 4:
+                        cache.update(token(id), as: Int.self) { value in value = (value ?? 0) + 1 }
+                    default:
+                        let iterator = cache.changes.makeAsyncIterator()
+                        let task = Task {
+                            var iterator = iterator
+                            _ = await iterator.next()
+                            taken.append(())
+                        }
+                        if round.isMultiple(of: 2) { task.cancel() }
+                    }
+                }
+            }
+        }
+        guard finished else { return }
+        cache.set(value: true, forKey: .other)  // the iterators left waiting take this change
+        #expect(await eventually { taken.values.count == 300 }, "\(taken.values.count) of 300 iterators returned")
+        #expect(cache.get(.other, as: Bool.self) == true)
+        #expect(await unconsumed.next()?.isEveryKey == true)
+    }
+}
