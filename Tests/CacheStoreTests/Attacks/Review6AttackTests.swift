@@ -348,3 +348,35 @@ extension Review6AttackTests {
         #expect(await unconsumed.next()?.isEveryKey == true)
     }
 }
+
+extension Review6AttackTests {
+    // MARK: The changes stream's iterator, shared
+
+    /// The `changes` iterator is `Sendable`, and its copies share one buffer: two tasks may each wait
+    /// in `next()` on a copy at once. Two changes come, one after the other: each waiting task gets
+    /// one, and neither waits forever.
+    ///
+    /// Fails on 1f7936a when both tasks wait before the first change (almost every run: they are
+    /// given 200 ms): `ChangeBuffer.next` sets `waiter = continuation` over the waiting one, which is
+    /// never resumed (the runtime reports a leaked continuation) and its task never returns. Not new
+    /// code (7423c35 has the same `next`).
+    @Test func twoTasksWaitingOnCopiesOfOneChangesIteratorAreBothAnswered() async {
+        let cache = CacheStore<Key>(initialValues: [:])
+        let iterator = cache.changes.makeAsyncIterator()
+        let answered = Recorder<Void>()
+        let tasks = (0..<2).map { _ in
+            Task {
+                var copy = iterator
+                _ = await copy.next()
+                answered.append(())
+            }
+        }
+        try? await Task.sleep(for: .milliseconds(200))  // both wait by then, almost always
+        cache.set(value: 1, forKey: .count)
+        #expect(await eventually(timeout: .seconds(10)) { !answered.values.isEmpty })
+        cache.set(value: 2, forKey: .count)
+        let isAnswered = await eventually(timeout: .seconds(20)) { answered.values.count == 2 }
+        #expect(isAnswered, "a task waiting in next() on a copy of the iterator was never answered")
+        for task in tasks { task.cancel() }
+    }
+}
