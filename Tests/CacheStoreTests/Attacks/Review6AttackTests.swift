@@ -5,13 +5,15 @@ import Testing
 
 /// Review 6's attacks on the newest code: an anonymous effect's id as a name (`ActionEffect.id`,
 /// `EffectLifecycle.anonymousTicket`), the effect runner made by a store's first effect, a key's one
-/// list of observation subjects, and the user values released outside the `changes` stream's lock.
+/// list of observation subjects, keys released outside the storage's and the `changes` stream's
+/// locks, and the `changes` iterator's copies.
 @Suite struct Review6AttackTests {
     // MARK: An anonymous effect returned more than once
 
     /// One effect value, made once without an id and returned by every `.start`: its runs share its
-    /// anonymous id. Each run sends `.got(run)` once the gate opens, then records that its `send`
-    /// returned (a store not on the main actor handles, or drops, a sent action before `send` returns).
+    /// anonymous id. Each run sends `.got("anonymous")` (an effect given its id, `.got("given")`) once
+    /// the gate opens, then records that its `send` returned (a store not on the main actor handles,
+    /// or drops, a sent action before `send` returns).
     final class SharedEffect: Sendable {
         let gate = Gate()
         let handled = Recorder<String>()
@@ -59,12 +61,12 @@ import Testing
     /// docs: "an effect made once and returned later"). `cancel(id:)` with that id returns `true`,
     /// so nothing either run sends may be handled, and nothing may run under the id any more.
     ///
-    /// Fails on 1f7936a, every run: the second run keeps running (`runningEffectIDs` still holds the
-    /// id) and its action is handled. `EffectLifecycle.cancel` finds an anonymous id's effect by
-    /// `anonymousTicket(id)`, which returns the first slot holding the id, and cancels that one only;
-    /// and anonymous starts never replace each other (`start` names no anonymous effect), so two
-    /// runs of one anonymous id coexist. (A `TestStore` queues the same effect once: its second
-    /// `append` replaces the first, as the id is equal.)
+    /// Fails on 1f7936a and on 7423c35, every run: the second run keeps running (`runningEffectIDs`
+    /// still holds the id) and its action is handled. `EffectLifecycle.cancel` finds an anonymous
+    /// id's effect by `anonymousTicket(id)`, which returns the first slot holding the id, and cancels
+    /// that one only; and anonymous starts never replace each other (`start` names no anonymous
+    /// effect), so two runs of one anonymous id coexist. (A `TestStore`, by its code, queues the same effect once: its
+    /// second `append` replaces the first, as the id is equal.)
     @Test func anAnonymousEffectReturnedTwiceIsCancelledWhole() async {
         let shared = SharedEffect()
         let store = shared.makeStore()
@@ -81,7 +83,7 @@ import Testing
     /// the new effect's action is handled.
     ///
     /// Fails on 1f7936a, every run: `EffectLifecycle.name` replaces `anonymousTicket(id)`, the first
-    /// run only; the second delivers beside the new effect.
+    /// run only; the second delivers beside the new effect. (On 7423c35 both runs delivered.)
     @Test func anEffectGivenAnAnonymousIDReplacesEveryRunOfIt() async {
         let shared = SharedEffect()
         let store = shared.makeStore()
@@ -96,9 +98,9 @@ import Testing
     /// An effect given the anonymous effect's id runs, then the anonymous effect is returned again:
     /// two effects run under the one id, and `cancel(id:)` returning `true` must stop both.
     ///
-    /// Fails on 1f7936a, every run: an anonymous start names nothing and replaces nothing, and
-    /// `cancel` finds the given effect in `tickets` and looks no further (`tickets[id] ??
-    /// anonymousTicket(id)`): the anonymous run keeps running and delivers.
+    /// Fails on 1f7936a and on 7423c35, every run: an anonymous start names nothing and replaces
+    /// nothing, and `cancel` finds the given effect in `tickets` and looks no further (`tickets[id]
+    /// ?? anonymousTicket(id)`): the anonymous run keeps running and delivers.
     @Test func anAnonymousEffectStartedBesideAnEffectGivenItsIDIsCancelledWithIt() async {
         let shared = SharedEffect()
         let store = shared.makeStore()
