@@ -102,6 +102,26 @@ func fireCount(for read: @escaping @Sendable () -> Void) -> Recorder<Void> {
         #expect(await consumer.value == 0)
     }
 
+    /// Copies of one iterator share its changes: a task cancelled while it waits gets `nil`, and
+    /// the other copy's task, waiting too, still gets the next change.
+    @Test func aCancelledWaiterOnACopyOfTheIteratorLeavesTheOtherWaiting() async {
+        let cache = CacheStore<Key>(initialValues: [:])
+        let iterator = cache.changes.makeAsyncIterator()
+        let cancelled = Task {
+            var copy = iterator
+            return await copy.next()
+        }
+        let waiting = Task {
+            var copy = iterator
+            return await copy.next()
+        }
+        try? await Task.sleep(for: .milliseconds(50))  // both wait by then, almost always
+        cancelled.cancel()
+        #expect(await cancelled.value == nil)
+        cache.set(value: 1, forKey: .count)
+        #expect(await waiting.value == [.count])
+    }
+
     @Test func changesStreamEndsWhenTheStoreIsReleased() async {
         var cache: CacheStore<Key>? = CacheStore(initialValues: [:])
         var iterator = cache!.changes.makeAsyncIterator()

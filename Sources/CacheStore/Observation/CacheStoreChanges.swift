@@ -64,16 +64,24 @@ public struct CacheStoreChanges<Key: Hashable & SendableMetatype>: AsyncSequence
 
 /// Changed keys waiting for an iterator, merged while it is busy.
 ///
+/// The iterator is `Sendable`, and its copies share this buffer: several tasks may wait in `next()`
+/// at once. They are answered in the order they came, each change going to one of them, so none
+/// waits forever; a task cancelled while it waits gets `nil`, and the others wait on.
+///
 /// The waiting keys are user values, whose `deinit` may write to the cache, which tells this buffer:
 /// they leave `pending` only by `take()`, inside the lock, and are released (or handed to the
 /// consumer) once it is left.
 final class ChangeBuffer<Key: Hashable & SendableMetatype>: Finishing, @unchecked Sendable {
+    /// A suspended `next()`; keys cross to it in a box, as `Key` need not be `Sendable`.
+    typealias Waiter = CheckedContinuation<UncheckedSendable<ChangedKeys<Key>>?, Never>
+
     private let lock = Lock()
     private let limit: Int
     /// The keys changed since the consumer last took them; `nil` once more than `limit` did.
     private var pending: Set<Key>? = []
-    /// The suspended `next()`; keys cross to it in a box, as `Key` need not be `Sendable`.
-    private var waiter: CheckedContinuation<UncheckedSendable<ChangedKeys<Key>>?, Never>?
+    /// The suspended `next()` calls, oldest first, each under the number its call was given.
+    private var waiters: [(number: Int, continuation: Waiter)] = []
+    private var lastWaiterNumber = 0
     private var isFinished = false
     private var subscription: Subscription?
 
@@ -89,9 +97,12 @@ final class ChangeBuffer<Key: Hashable & SendableMetatype>: Finishing, @unchecke
 
     func next() async -> ChangedKeys<Key>? {
         let finisher: any Finishing = self
+        let number = lock.withLock {
+            lastWaiterNumber += 1
+            return lastWaiterNumber
+        }
         return await withTaskCancellationHandler {
-            await withCheckedContinuation {
-                (continuation: CheckedContinuation<UncheckedSendable<ChangedKeys<Key>>?, Never>) in
+            await withCheckedContinuation { (continuation: Waiter) in
                 lock.lock()
                 if pending?.isEmpty != true {
                     let taken = pending.take()
@@ -102,24 +113,24 @@ final class ChangeBuffer<Key: Hashable & SendableMetatype>: Finishing, @unchecke
                     lock.unlock()
                     continuation.resume(returning: nil)
                 } else {
-                    waiter = continuation
+                    waiters.append((number, continuation))
                     lock.unlock()
                 }
             }
         } onCancel: {
-            finisher.finish()
+            finisher.cancelWaiter(number)
         }?.value
     }
 
     private func receive(_ keys: Set<Key>) {
         lock.lock()
-        guard let waiter else {
+        guard !waiters.isEmpty else {
             let dropped = merge(keys)
             lock.unlock()
             withExtendedLifetime(dropped) {}  // the keys are released here, unlocked
             return
         }
-        self.waiter = nil
+        let waiter = waiters.removeFirst().continuation
         lock.unlock()
         waiter.resume(returning: UncheckedSendable(keys.count > limit ? .everyKey : ChangedKeys(keys)))
     }
@@ -135,17 +146,28 @@ final class ChangeBuffer<Key: Hashable & SendableMetatype>: Finishing, @unchecke
         return nil
     }
 
-    func finish() {
+    /// Ends the waiting `next()` call numbered `number`, if it still waits, with `nil`.
+    func cancelWaiter(_ number: Int) {
         let waiter = lock.withLock {
-            isFinished = true
-            defer { self.waiter = nil }
-            return self.waiter
+            waiters.firstIndex { $0.number == number }.map { waiters.remove(at: $0).continuation }
         }
         waiter?.resume(returning: nil)
+    }
+
+    func finish() {
+        let waiters = lock.withLock {
+            isFinished = true
+            defer { self.waiters = [] }
+            return self.waiters
+        }
+        for waiter in waiters { waiter.continuation.resume(returning: nil) }
     }
 }
 
 /// Something that can be ended from a cancellation handler, which must not capture generic types.
 protocol Finishing: Sendable {
+    /// Ends every waiting call: the store was released.
     func finish()
+    /// Ends one waiting call, whose task was cancelled.
+    func cancelWaiter(_ number: Int)
 }
