@@ -44,6 +44,10 @@ public struct CacheStoreChanges<Key: Hashable & SendableMetatype>: AsyncSequence
 
     /// Yields the keys that changed, waiting for the next change when none is buffered.
     ///
+    /// Copies of an iterator share what it buffers: when tasks wait in `next()` on copies at once,
+    /// each change goes to one of them, in the order they began waiting. A task cancelled while it
+    /// waits gets `nil`; the others wait on.
+    ///
     /// ## Topics
     ///
     /// ### Waiting for changes
