@@ -114,7 +114,11 @@ extension ActionEffect {
         case .deferred(let wait, let effect):
             operation = .deferred(wait, effect.map(transform))
         }
-        return ActionEffect<NewAction>(id: id, operation: operation)
+        // The identity itself, not its `id`: an anonymous effect's id wrapped in an `AnyHashable` made
+        // the mapped effect one given that id, each of whose starts looked through every running
+        // effect for the anonymous one (review 6: a lifted handler's effects, each a mapped one,
+        // started quadratically: 4,000 running took 9.6 s in a debug build).
+        return ActionEffect<NewAction>(identity: identity, operation: operation)
     }
 
     /// One effect that starts all of `effects`, or `nil` when there are none: what a handler built

@@ -173,7 +173,13 @@ public struct ActionEffect<Action> {
     /// An effect doing `operation` under `id`, or under a new anonymous id when `id` is `nil`.
     @inlinable
     init(id: AnyHashable?, operation: Operation) {
-        self.identity = EffectIdentity(id)
+        self.init(identity: EffectIdentity(id), operation: operation)
+    }
+
+    /// An effect doing `operation` under `identity`: another effect's, for an effect made from it.
+    @inlinable
+    init(identity: EffectIdentity, operation: Operation) {
+        self.identity = identity
         self.operation = operation
     }
 }

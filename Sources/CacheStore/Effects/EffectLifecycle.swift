@@ -102,6 +102,10 @@ struct EffectLifecycle {
         let isPart: Bool
         /// Whether the action being delivered is its last: the effect ends with that delivery.
         var isDeliveringLast = false
+        /// The serial number of the effect's anonymous identity; `0` for an effect given an id. Here,
+        /// so that finding an anonymous effect by its id (``anonymousTicket(_:)``) reads plain values:
+        /// it copied each entry's identity, through the runtime's value witnesses.
+        var anonymousSerial: UInt64 = 0
     }
 
     /// The rest of what the lifecycle knows of an effect.
@@ -190,15 +194,16 @@ struct EffectLifecycle {
         let ticket = Ticket(slot: freeSlots.popLast() ?? marks.count, serial: lastSerial)
         // An anonymous effect, the most common, names nothing: its identity is not copied to be
         // matched (with the same in `remove`, callgrind, `effect-roundtrip`: 6,661 → 6,439).
-        let replaced =
-            if case .anonymous(let anonymous) = identity {
-                replaceRepeat(of: anonymous, parent: parent, on: thread)
-            } else {
-                name(ticket, identity, parent: parent, on: thread)
-            }
+        var mark = Mark(serial: ticket.serial, state: .running, isPart: parent != nil)
+        let replaced: [Task<Void, Never>]
+        if case .anonymous(let anonymous) = identity {
+            mark.anonymousSerial = anonymous.serial
+            replaced = replaceRepeat(of: anonymous, parent: parent, on: thread)
+        } else {
+            replaced = name(ticket, identity, parent: parent, on: thread)
+        }
         // Each made where it is kept: made first and then stored, an entry was copied and destroyed
         // (about 200 instructions).
-        let mark = Mark(serial: ticket.serial, state: .running, isPart: parent != nil)
         if ticket.slot == marks.count {
             marks.append(mark)
             entries.append(Entry(identity: identity, parent: parent))
@@ -258,11 +263,12 @@ struct EffectLifecycle {
             newestAnonymousSerial = anonymous.serial
             return []
         }
-        let id = AnyHashable(anonymous)
+        // The id as an effect given it holds it: made only when there is a given id or an ancestor
+        // to compare with (an `AnyHashable` costs about 2,300 instructions, see `EffectIdentity`).
+        let id = parent != nil || !tickets.isEmpty ? AnyHashable(anonymous) : nil
         // A part of an effect given its own id is reached through that effect (see `name`).
-        guard !hasAncestor(parent, named: .given(id)), let old = tickets[id] ?? anonymousTicket(id) else {
-            return []
-        }
+        if let id, hasAncestor(parent, named: .given(id)) { return [] }
+        guard let old = id.flatMap({ tickets[$0] }) ?? anonymousTicket(anonymous) else { return [] }
         return cancelTree(old, on: thread).tasks
     }
 
@@ -501,10 +507,16 @@ struct EffectLifecycle {
     /// runs: a search, as such ids are not in ``tickets``; rare. One being cancelled is passed over:
     /// the effect that replaced it, if any, is the one the id names.
     private func anonymousTicket(_ id: AnyHashable) -> Ticket? {
-        guard let anonymous = id.base as? AnonymousEffectID else { return nil }
-        let slot = entries.indices.first { slot in
-            guard case .anonymous(let other) = entries[slot]?.identity, other == anonymous else { return false }
-            if case .cancelling = marks[slot].state { return false }
+        (id.base as? AnonymousEffectID).flatMap(anonymousTicket)
+    }
+
+    /// The ticket of the running anonymous effect `anonymous`, if any: a scan of plain values, one
+    /// per effect in the lifecycle.
+    private func anonymousTicket(_ anonymous: AnonymousEffectID) -> Ticket? {
+        let slot = marks.indices.first { slot in
+            let mark = marks[slot]
+            guard mark.serial != 0, mark.anonymousSerial == anonymous.serial else { return false }
+            if case .cancelling = mark.state { return false }
             return true
         }
         return slot.map { slot in Ticket(slot: slot, serial: marks[slot].serial) }
