@@ -37,7 +37,8 @@ package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unch
         var (expectation, transaction) =
             spare.take()
             ?? {
-                let transaction = TransactionCore(base: state.core, baseAccess: state.access)
+                let transaction = TransactionCore(
+                    base: state.core, baseAccess: state.access, holdsOnlyWriteApart: false)
                 return (CacheStore(core: transaction), transaction)
             }()
         transaction.reopen()
