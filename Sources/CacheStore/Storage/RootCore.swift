@@ -326,9 +326,13 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         _ value: consuming Any?, in slot: inout Slot, wasEmptySlot: inout Bool,
         into publication: inout Publication<Key>
     ) -> Any? {
-        var previous = consume value
-        swap(&previous, &slot.value)
-        guard let first = slot.subjects else { return previous }
+        var replaced = consume value
+        swap(&replaced, &slot.value)
+        guard let first = slot.subjects else { return replaced }
+        // Tested as a `let`, borrowed: the `var` was copied for the test and the copy destroyed, both
+        // through the runtime's value witnesses (callgrind, `store-handle-observed-same`: 13,708 →
+        // 13,515 instructions; `row-write` at 1,000 rows: 13,996 → 13,803).
+        let previous = consume replaced
         wasEmptySlot = previous == nil
         publication.noteSubjects(first)
         return previous
