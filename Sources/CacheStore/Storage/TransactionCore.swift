@@ -83,12 +83,10 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     func write(_ value: consuming Any?, for key: Key) -> Any? {
         guard !isCommitted else { return baseAccess.write(key, consume value) }
         if writtenKeys.isEmpty, holdsOnlyWriteApart {
-            guard let only = onlyKey else {
-                onlyKey = key
-                onlyValue = consume value
-                return nil
-            }
-            if only == key {
+            if onlyKey == nil { onlyKey = key }
+            if onlyKey == key {
+                // Swapped, also with the `nil` of a first write: assigned, that `nil` was destroyed
+                // through the runtime's value witnesses (callgrind, `store-handle`: 998 → 879).
                 var replaced = consume value
                 swap(&replaced, &onlyValue)
                 return replaced
