@@ -174,8 +174,10 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
                 _ = baseAccess.write(key, onlyValue.take())  // the value replaced is released here, unlocked
                 return changes
             }
-            let after = onlyValue
-            changes.append(StateChange(key: key, before: baseAccess.write(key, onlyValue.take()), after: after))
+            let value = onlyValue.take()
+            let after = value
+            let before = baseAccess.write(key, consume value)
+            changes.append(StateChange(key: key, before: consume before, after: consume after))
             return changes
         }
         guard !writtenKeys.isEmpty else { return buffer }
