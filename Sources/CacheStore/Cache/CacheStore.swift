@@ -67,10 +67,12 @@ import Observation
 ///
 /// - ``changes``
 public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @unchecked Sendable {
-    /// The key space this cache reads and writes: its own values, a scope's, or an action's.
-    @usableFromInline let core: any StorageCore<Key>
-    /// The core's hot operations, specialized for `Key` (see ``CoreAccess``).
+    /// The key space this cache reads and writes, with its hot operations specialized for `Key` (see
+    /// ``CoreAccess``).
     @usableFromInline let access: CoreAccess<Key>
+
+    /// The key space this cache reads and writes: its own values, a scope's, or an action's.
+    @inlinable var core: any StorageCore<Key> { access.core }
 
     /// Creates a cache holding `initialValues`.
     ///
@@ -84,7 +86,6 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
 
     @inlinable
     init<Core: StorageCore>(core: Core) where Core.Key == Key {
-        self.core = core
         self.access = CoreAccess(core)
     }
 

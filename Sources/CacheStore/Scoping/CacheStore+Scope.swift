@@ -21,8 +21,7 @@ extension CacheStore {
         core.noteScoped()
         let visible = { (key: Key?) in key.flatMap { keys.contains($0) ? $0 : nil } }
         return CacheStore(
-            core: ScopedCore(
-                parent: core, parentAccess: access, toParent: visible, fromParent: visible, defaultCache: [:]))
+            core: ScopedCore(parentAccess: access, toParent: visible, fromParent: visible, defaultCache: [:]))
     }
 
     /// A live view of this cache under another key type.
@@ -77,7 +76,6 @@ extension CacheStore {
         core.noteScoped()
         return CacheStore<ScopedKey>(
             core: ScopedCore(
-                parent: core,
                 parentAccess: access,
                 toParent: keyTransformation.to,
                 fromParent: keyTransformation.from,

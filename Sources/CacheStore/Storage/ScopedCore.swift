@@ -16,7 +16,7 @@
 final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & SendableMetatype>: StorageCore,
     @unchecked Sendable
 {
-    @usableFromInline let parent: any StorageCore<ParentKey>
+    /// The parent's core, with its hot operations.
     @usableFromInline let parentAccess: CoreAccess<ParentKey>
     /// The transformation's halves, as the user wrote them (taking optionals): called directly, so a
     /// mapping costs one closure call.
@@ -38,13 +38,11 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
 
     @inlinable
     init(
-        parent: any StorageCore<ParentKey>,
         parentAccess: CoreAccess<ParentKey>,
         toParent: @escaping (Key?) -> ParentKey?,
         fromParent: @escaping (ParentKey?) -> Key?,
         defaultCache: [Key: Any]
     ) {
-        self.parent = parent
         self.parentAccess = parentAccess
         self.toParent = toParent
         self.fromParent = fromParent
@@ -72,11 +70,16 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     ///
     /// A `deinit` runs unspecialized: the first subject is read in place, and the others only when
     /// there are some, as passing the whole ``ScopeSubjects`` copied it through its value witnesses.
-    /// With the seedless init below, callgrind: `scope-create` 19,593 → 18,898 instructions.
+    /// With the seedless init below, callgrind: `scope-create` 19,593 → 18,898 instructions. The
+    /// first is unlinked through the parent's unlink function, called with the parent's core: through
+    /// ``CoreAccess/unlink(_:)`` the whole table was copied (six retains and releases).
     deinit {
-        if let first = subjects.first { parentAccess.unlink(first) }
+        if let first = subjects.first { parentAccess.unlinkFunction(parentAccess.core, first) }
         if !subjects.more.isEmpty || !subjects.replaced.isEmpty { subjects.forEachAfterFirst(parentAccess.unlink) }
     }
+
+    /// The parent's core.
+    @inlinable var parent: any StorageCore<ParentKey> { parentAccess.core }
 
     /// The values of keys that are not mapped: the seeded ones, or those made on first use.
     ///
