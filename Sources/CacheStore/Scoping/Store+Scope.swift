@@ -135,17 +135,28 @@ extension Store {
             handler: actionHandler,
             dependency: dependency,
             isolation: engine.isolation,
-            // Called in the scoped action's turn, which is this store's too (one tree, one
-            // queue): the parent handles its action right away, as part of the same delivery.
-            // Holding this store keeps its engine alive for the scoped engine's `DebugLog.parent`.
-            forwardToParent: { [self] action in
-                guard let parentAction = actionTransformation(action) else { return }
-                engine.noteForwarded(from: DebugLog<ScopedKey>.scopedLabel(label, action: ScopedAction.self))
-                engine.process(parentAction)
-            })
+            forwardToParent: forwarding(label: label, of: ScopedKey.self, actionTransformation))
         // Before the store is returned, so no other thread can see it yet.
         scopedEngine.debugLog = DebugLog(label: label, parent: engine)
         return Store<ScopedKey, ScopedAction, ScopedDependency>(engine: scopedEngine)
+    }
+
+    /// What a scoped store calls with each action it handled: hands the parent the action that
+    /// `actionTransformation` makes of it. `nil` for a store whose actions are `Never`, which can have
+    /// none: a read-only row's store then makes no closure (one allocation fewer per row, 19 → 18).
+    @inlinable
+    func forwarding<ScopedKey: Hashable & SendableMetatype, ScopedAction>(
+        label: String?, of scopedKey: ScopedKey.Type, _ actionTransformation: @escaping (ScopedAction?) -> Action?
+    ) -> ((ScopedAction) -> Void)? {
+        if ScopedAction.self == Never.self { return nil }
+        // Called in the scoped action's turn, which is this store's too (one tree, one queue): the
+        // parent handles its action right away, as part of the same delivery. Holding this store keeps
+        // its engine alive for the scoped engine's `DebugLog.parent`.
+        return { [self] action in
+            guard let parentAction = actionTransformation(action) else { return }
+            engine.noteForwarded(from: DebugLog<ScopedKey>.scopedLabel(label, action: ScopedAction.self))
+            engine.process(parentAction)
+        }
     }
 }
 
