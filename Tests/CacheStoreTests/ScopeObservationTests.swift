@@ -18,6 +18,29 @@ import Testing
         #expect(again.values.count == 1)
     }
 
+    /// One scope reading two keys, in turn and again: the first key's subject is offered for the
+    /// second key's read and refused there, so each key keeps its own subject, and each observer is
+    /// told of its own key's writes only, round after round.
+    @Test func aScopeReadingTwoKeysTellsEachKeysObserversOfThatKeyOnly() {
+        let parent = CacheStore<Key>(initialValues: [.count: 0, .name: "x"])
+        let scope = parent.scope(keyTransformation: featureKeys)
+        for round in 1...3 {
+            let counterFired = fireCount { _ = scope.get(.counter, as: Int.self) }
+            let labelFired = fireCount { _ = scope.get(.label, as: String.self) }
+            let bothFired = fireCount {
+                _ = scope.get(.label, as: String.self)
+                _ = scope.get(.counter, as: Int.self)
+            }
+            parent.set(value: "y\(round)", forKey: .name)
+            #expect(counterFired.values.isEmpty)
+            #expect(labelFired.values.count == 1)
+            #expect(bothFired.values.count == 1)
+            parent.set(value: round, forKey: .count)
+            #expect(counterFired.values.count == 1)
+            #expect(labelFired.values.count == 1)
+        }
+    }
+
     @Test func aScopesObserverOfARemovedKeyFiresWhenItComesBack() {
         let parent = CacheStore<Key>(initialValues: [.count: 0])
         let scope = parent.scope(keyTransformation: featureKeys)

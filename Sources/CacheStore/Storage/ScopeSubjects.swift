@@ -1,42 +1,42 @@
-/// A scope's subjects of the keys read through it (see ``LinkedKeyObservation``), by scoped key.
+/// A scope's subjects of the keys read through it (see ``LinkedKeyObservation``).
 ///
-/// The first is held inline: most scopes, a row's among them, observe one key, and so make no
-/// dictionary. Not synchronized: its ``ScopedCore`` guards it.
+/// The first is held inline, under no key: most scopes, a row's among them, observe one key, and so
+/// make no dictionary. Which key a subject belongs to is settled where it is linked: a read passes
+/// its candidate (``candidate(for:)``) down to the ``RootCore`` storing the key, which takes it only
+/// if it is linked to that very key there, and else links a new one. So a scope that reads a second
+/// key offers the first key's subject once, has it refused, and keeps the second key's subject by key.
 ///
-/// The fields whose size does not depend on `Key` come first: a scope's `deinit` runs unspecialized,
-/// and reads them at fixed offsets, with no lookup of the struct's generic metadata.
+/// No field's layout depends on `Key` (the first key is not kept): a scope's `deinit` runs
+/// unspecialized, and destroying a `Key?` looked the struct's generic metadata up at run time
+/// (callgrind, `scope-create`: about 330 instructions per row). Not synchronized: its ``ScopedCore``
+/// guards it.
 @usableFromInline
 struct ScopeSubjects<Key: Hashable> {
     @usableFromInline var first: KeyObservation?
+    /// The subjects of keys read after the first one's subject was made, by key.
     @usableFromInline var more: [Key: KeyObservation] = [:]
     /// Subjects that a newer one replaced (two threads' first reads of a key at once, or a
     /// transformation that maps the key elsewhere now): they stay linked, as an observer may have
     /// registered on them, until the scope is released.
     @usableFromInline var replaced: [KeyObservation] = []
-    @usableFromInline var firstKey: Key?
 
     @inlinable init() {}
 
-    /// The subject of `key`, if it was read observed.
+    /// The subject to offer for a read of `key`: its subject by key, or else the first, which is the
+    /// subject of `key` if it is linked to it (the core storing the key checks that).
     @inlinable
-    func subject(for key: Key) -> KeyObservation? {
-        if let firstKey, firstKey == key { return first }
-        return more.isEmpty ? nil : more[key]
+    func candidate(for key: Key) -> KeyObservation? {
+        if more.isEmpty { return first }
+        return more[key] ?? first
     }
 
-    /// Makes `subject` the subject of `key`.
+    /// Keeps `subject`, which was linked for a read of `key` in place of `candidate`.
     @inlinable
     mutating func add(_ subject: KeyObservation, for key: Key) {
-        if let first {
-            if firstKey == key {
-                replaced.append(first)
-                self.first = subject
-            } else if let old = more.updateValue(subject, forKey: key) {
-                replaced.append(old)
-            }
-        } else {
-            firstKey = key
+        if first == nil {
             first = subject
+        } else if let old = more.updateValue(subject, forKey: key) {
+            replaced.append(old)
         }
     }
 

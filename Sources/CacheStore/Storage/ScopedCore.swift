@@ -125,7 +125,7 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     @inlinable
     func observedValue(of parentKey: ParentKey, for key: Key) -> Any? {
         scopeSubjectsLock.lock()
-        let known = subjects.subject(for: key)
+        let known = subjects.candidate(for: key)
         scopeSubjectsLock.unlock()
         var subject = known
         let value = parentAccess.readThrough(parentKey, &subject)
