@@ -70,15 +70,13 @@ extension CacheStore {
     /// - Returns: The scope.
     @inlinable
     public func scope<ScopedKey: Hashable & SendableMetatype>(
-        keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
+        keyTransformation: consuming BiDirectionalTransformation<Key?, ScopedKey?>,
         defaultCache: [ScopedKey: Any] = [:]
     ) -> CacheStore<ScopedKey> {
         core.noteScoped()
+        let (fromParent, toParent) = keyTransformation
         return CacheStore<ScopedKey>(
             core: ScopedCore(
-                parentAccess: access,
-                toParent: keyTransformation.to,
-                fromParent: keyTransformation.from,
-                defaultCache: defaultCache))
+                parentAccess: access, toParent: toParent, fromParent: fromParent, defaultCache: defaultCache))
     }
 }

@@ -36,11 +36,15 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     /// with it. Guarded by ``scopeSubjectsLock``.
     @exclusivity(unchecked) @usableFromInline var subjects = ScopeSubjects<Key>()
 
+    /// The transformation's halves are consumed, as they are by the ``CacheStore`` and ``Store``
+    /// functions that make a scope: borrowed, each was retained to be stored here and released by the
+    /// caller (twice, as the store's scope passed it on), two atomic operations more per closure and
+    /// level.
     @inlinable
     init(
         parentAccess: CoreAccess<ParentKey>,
-        toParent: @escaping (Key?) -> ParentKey?,
-        fromParent: @escaping (ParentKey?) -> Key?,
+        toParent: consuming @escaping (Key?) -> ParentKey?,
+        fromParent: consuming @escaping (ParentKey?) -> Key?,
         defaultCache: [Key: Any]
     ) {
         self.parentAccess = parentAccess
@@ -55,7 +59,7 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
         var fallbacks: [Key: Any] = [:]
         for (key, value) in defaultCache {
             guard let value = flattenedOptional(value) else { continue }
-            if mappedParentKey(of: key, to: toParent, from: fromParent) == nil {
+            if mappedParentKey(of: key, to: self.toParent, from: self.fromParent) == nil {
                 localValues[key] = value
             } else {
                 fallbacks[key] = value
