@@ -32,7 +32,7 @@ struct ScopeSubjects<Key: Hashable> {
 
     /// Keeps `subject`, which was linked for a read of `key` in place of `candidate`.
     @inlinable
-    mutating func add(_ subject: KeyObservation, for key: Key) {
+    mutating func add(_ subject: consuming KeyObservation, for key: Key) {
         if first == nil {
             first = subject
         } else if let old = more.updateValue(subject, forKey: key) {

@@ -129,13 +129,14 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     @inlinable
     func observedValue(of parentKey: ParentKey, for key: Key) -> Any? {
         scopeSubjectsLock.lock()
-        let known = subjects.candidate(for: key)
+        var subject = subjects.candidate(for: key)
         scopeSubjectsLock.unlock()
-        var subject = known
+        // The offered subject is known by its identity only, not by a second reference to it.
+        let offered = subject.map(ObjectIdentifier.init)
         let value = parentAccess.readThrough(parentKey, &subject)
-        if subject !== known, let subject {
+        if let made = subject.take(), ObjectIdentifier(made) != offered {
             scopeSubjectsLock.lock()
-            subjects.add(subject, for: key)
+            subjects.add(made, for: key)
             scopeSubjectsLock.unlock()
         }
         return value
