@@ -149,15 +149,23 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         let subject = unsafeDowncast(observation, to: LinkedKeyObservation<Key>.self)
         lock.lock()
         var dropped: (key: Key, value: Slot)?
-        if let index = slots.index(forKey: subject.key) {
-            Self.remove(subject, from: &slots.values[index].subjects)
-            if slots.values[index].value == nil, slots.values[index].subjects == nil {
-                dropped = slots.remove(at: index)
-                emptySlotCount -= 1
-            }
+        if let index = slots.index(forKey: subject.key), Self.unlink(subject, from: &slots.values[index]) {
+            dropped = slots.remove(at: index)
+            emptySlotCount -= 1
         }
         lock.unlock()
         withExtendedLifetime(dropped) {}  // the key is released here, unlocked
+    }
+
+    /// Takes `subject` out of `slot`'s subjects; returns whether the slot is empty now.
+    ///
+    /// The slot is changed in place: read through `slots.values[index]`, each test copied the whole
+    /// slot, its value through the runtime's value witnesses, and destroyed the copy (callgrind,
+    /// `scope-create`: 16,109 → 15,953 instructions per row).
+    @inlinable
+    static func unlink(_ subject: KeyObservation, from slot: inout Slot) -> Bool {
+        remove(subject, from: &slot.subjects)
+        return slot.value == nil && slot.subjects == nil
     }
 
     /// Lists `subject` right after `previous`.
