@@ -89,6 +89,12 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
         self.access = CoreAccess(core)
     }
 
+    /// A cache over the core of `access`: a handle, as two caches over one core are one cache.
+    @inlinable
+    init(access: CoreAccess<Key>) {
+        self.access = access
+    }
+
     /// The value of `key` as a `Value`.
     ///
     /// ```swift
@@ -119,7 +125,13 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     ///   value is not a `Value`.
     @inlinable
     public func resolve<Value>(_ key: Key, as: Value.Type = Value.self) throws -> Value {
-        guard let value = access.read(key, true) else {
+        try Self.resolved(access.read(key, true), of: key, as: Value.self)
+    }
+
+    /// `value`, read for `key`, as a `Value`, or the error ``resolve(_:as:)`` throws.
+    @inlinable
+    static func resolved<Value>(_ value: Any?, of key: Key, as: Value.Type) throws -> Value {
+        guard let value else {
             throw MissingRequiredKeysError(keys: [key])
         }
         guard let typed = storedValue(value, as: Value.self) else {

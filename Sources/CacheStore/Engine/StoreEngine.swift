@@ -33,8 +33,10 @@ import Dispatch
 /// atomic word, `ActionQueue.turn`: a plain action begins and ends it without a lock.
 @usableFromInline
 final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @unchecked Sendable {
-    /// The committed state: a root cache, or a scope of the parent store's state.
-    @usableFromInline let state: CacheStore<Key>
+    /// The committed state, its core with its hot operations: a root cache's, or a scope of the parent
+    /// store's state. (Not a ``CacheStore``, which is only a handle to them: a row's scoped store makes
+    /// one object fewer.)
+    @usableFromInline let state: CoreAccess<Key>
     @usableFromInline let queue: ActionQueue
     @usableFromInline let handler: StoreActionHandler<Key, Action, Dependency>
     @usableFromInline let dependency: Dependency
@@ -67,7 +69,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
 
     @inlinable
     init(
-        state: CacheStore<Key>,
+        state: CoreAccess<Key>,
         queue: ActionQueue,
         handler: StoreActionHandler<Key, Action, Dependency>,
         dependency: Dependency,
@@ -253,7 +255,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     @inlinable
     func takeHandlerState() -> (CacheStore<Key>, TransactionCore<Key>) {
         guard let spare = spare.take() else {
-            let transaction = TransactionCore(base: state.core, baseAccess: state.access)
+            let transaction = TransactionCore(base: state.core, baseAccess: state)
             return (CacheStore(core: transaction), transaction)
         }
         spare.transaction.reopen()
@@ -266,7 +268,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     func replaceState(with values: [Key: Any]) -> [StateChange<Key>] {
         let keys = Array(Set(state.core.allValues(observing: false).keys).union(values.keys))
         var written = keys.map { key in values[key] }
-        state.access.writeAll(keys, &written)
+        state.writeAll(keys, &written)
         return keys.indices.map { index in
             StateChange(key: keys[index], before: written[index], after: values[keys[index]])
         }

@@ -18,10 +18,7 @@ extension CacheStore {
     /// - Returns: The scope.
     @inlinable
     public func scope(keys: Set<Key>) -> CacheStore<Key> {
-        core.noteScoped()
-        let visible = { (key: Key?) in key.flatMap { keys.contains($0) ? $0 : nil } }
-        return CacheStore(
-            core: ScopedCore(parentAccess: access, toParent: visible, fromParent: visible, defaultCache: [:]))
+        CacheStore(access: access.scope(keys: keys))
     }
 
     /// A live view of this cache under another key type.
@@ -73,10 +70,29 @@ extension CacheStore {
         keyTransformation: consuming BiDirectionalTransformation<Key?, ScopedKey?>,
         defaultCache: [ScopedKey: Any] = [:]
     ) -> CacheStore<ScopedKey> {
+        CacheStore<ScopedKey>(access: access.scope(keyTransformation: keyTransformation, defaultCache: defaultCache))
+    }
+}
+
+extension CoreAccess {
+    /// A scope of this core over the keys in `keys` (see ``CacheStore/scope(keys:)``).
+    @inlinable
+    func scope(keys: Set<Key>) -> CoreAccess<Key> {
+        core.noteScoped()
+        let visible = { (key: Key?) in key.flatMap { keys.contains($0) ? $0 : nil } }
+        return CoreAccess(ScopedCore(parentAccess: self, toParent: visible, fromParent: visible, defaultCache: [:]))
+    }
+
+    /// A scope of this core under another key type (see
+    /// ``CacheStore/scope(keyTransformation:defaultCache:)``).
+    @inlinable
+    func scope<ScopedKey: Hashable & SendableMetatype>(
+        keyTransformation: consuming BiDirectionalTransformation<Key?, ScopedKey?>,
+        defaultCache: [ScopedKey: Any]
+    ) -> CoreAccess<ScopedKey> {
         core.noteScoped()
         let (fromParent, toParent) = keyTransformation
-        return CacheStore<ScopedKey>(
-            core: ScopedCore(
-                parentAccess: access, toParent: toParent, fromParent: fromParent, defaultCache: defaultCache))
+        return CoreAccess<ScopedKey>(
+            ScopedCore(parentAccess: self, toParent: toParent, fromParent: fromParent, defaultCache: defaultCache))
     }
 }

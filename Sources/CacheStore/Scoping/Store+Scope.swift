@@ -45,7 +45,7 @@ extension Store {
     ) -> Store<ScopedKey, ScopedAction, ScopedDependency> {
         scoped(
             label: label,
-            cacheStore: cacheStore.scope(keyTransformation: keyTransformation, defaultCache: defaultCache),
+            state: engine.state.scope(keyTransformation: keyTransformation, defaultCache: defaultCache),
             actionHandler: actionHandler,
             dependency: dependencyTransformation(engine.dependency),
             actionTransformation: actionTransformation)
@@ -81,7 +81,7 @@ extension Store {
     ) -> Store<Key, ScopedAction, ScopedDependency> {
         scoped(
             label: label,
-            cacheStore: cacheStore.scope(keys: keys),
+            state: engine.state.scope(keys: keys),
             actionHandler: actionHandler,
             dependency: dependencyTransformation(engine.dependency),
             actionTransformation: actionTransformation)
@@ -120,17 +120,17 @@ extension Store {
             defaultCache: defaultCache)
     }
 
-    /// The scoped store over `cacheStore`, a scope of this store's state.
+    /// The scoped store over `state`, a scope of this store's state.
     @inlinable
     func scoped<ScopedKey: Hashable & SendableMetatype, ScopedAction, ScopedDependency>(
         label: String?,
-        cacheStore: CacheStore<ScopedKey>,
+        state: CoreAccess<ScopedKey>,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, ScopedDependency>,
         dependency: ScopedDependency,
         actionTransformation: @escaping (ScopedAction?) -> Action?
     ) -> Store<ScopedKey, ScopedAction, ScopedDependency> {
         let scopedEngine = StoreEngine(
-            state: cacheStore,
+            state: state,
             queue: engine.queue,
             handler: actionHandler,
             dependency: dependency,

@@ -12,7 +12,7 @@ extension Store {
     ///   - as: The type to read the value as; inferred when left out.
     /// - Returns: The value, or `nil`.
     public func get<Value>(_ key: Key, as: Value.Type = Value.self) -> Value? {
-        cacheStore.get(key, as: Value.self)
+        storedValue(engine.read(key), as: Value.self)
     }
 
     /// The value of `key` as a `Value`, or an error that says why there is none.
@@ -23,7 +23,7 @@ extension Store {
     /// - Returns: The value of `key`.
     /// - Throws: ``CacheStore/MissingRequiredKeysError`` or ``CacheStore/InvalidTypeError``.
     public func resolve<Value>(_ key: Key, as: Value.Type = Value.self) throws -> Value {
-        try cacheStore.resolve(key, as: Value.self)
+        try CacheStore.resolved(engine.read(key), of: key, as: Value.self)
     }
 
     /// Whether `key` has a value.
@@ -31,7 +31,7 @@ extension Store {
     /// - Parameter key: The key to look up.
     /// - Returns: `true` when `key` has a value of any type.
     public func contains(_ key: Key) -> Bool {
-        cacheStore.contains(key)
+        engine.read(key) != nil
     }
 
     /// Checks that `key` has a value.
@@ -78,5 +78,17 @@ extension Store {
     /// ```
     public var changes: CacheStoreChanges<Key> {
         cacheStore.changes
+    }
+}
+
+extension StoreEngine {
+    /// The value of `key` in the committed state; with `observing`, the read is recorded for
+    /// observation.
+    ///
+    /// Read here, through the engine's own field: read through `engine.state` from the store, the
+    /// whole ``CoreAccess`` was copied for the call, six retains and releases per read.
+    @inlinable
+    func read(_ key: Key, observing: Bool = true) -> Any? {
+        state.read(key, observing)
     }
 }

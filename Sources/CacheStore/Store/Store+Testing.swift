@@ -30,7 +30,7 @@ package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unch
     /// - Returns: What `use` returns.
     @inlinable
     func withExpectation<Result>(
-        over state: CacheStore<Key>,
+        over state: CoreAccess<Key>,
         _ body: (inout CacheStore<Key>) throws -> Void,
         _ use: (Swift.Result<ExpectedState<Key>, any Error>) -> Result
     ) -> Result {
@@ -38,7 +38,7 @@ package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unch
             spare.take()
             ?? {
                 let transaction = TransactionCore(
-                    base: state.core, baseAccess: state.access, holdsOnlyWriteApart: false)
+                    base: state.core, baseAccess: state, holdsOnlyWriteApart: false)
                 return (CacheStore(core: transaction), transaction)
             }()
         transaction.reopen()
@@ -108,7 +108,7 @@ extension Store {
         check: (Result<ExpectedState<Key>, any Error>, [StateChange<Key>]) -> Checked
     ) -> (checked: Checked, effect: ActionEffect<Action>?) {
         inTurn {
-            recorder.withExpectation(over: cacheStore, expectation) { expected in
+            recorder.withExpectation(over: engine.state, expectation) { expected in
                 var buffer: [StateChange<Key>] = []
                 swap(&buffer, &recorder.changeBuffer)
                 var (changes, effect) = engine.apply(action, recordingChanges: true, reusing: consume buffer)
@@ -135,9 +135,9 @@ extension Store {
     @usableFromInline
     func forwardToParent(_ action: Action, after changes: [StateChange<Key>]) -> [StateChange<Key>] {
         guard let forward = engine.forwardToParent else { return changes }
-        let before = cacheStore.core.allValues(observing: false)
+        let before = engine.state.core.allValues(observing: false)
         forward(action)
-        let after = cacheStore.core.allValues(observing: false)
+        let after = engine.state.core.allValues(observing: false)
         var merged = changes
         var positions = Dictionary(changes.indices.map { (changes[$0].key, $0) }, uniquingKeysWith: { $1 })
         for key in Set(before.keys).union(after.keys) where firstDifference(before[key], after[key]) != nil {
@@ -161,7 +161,7 @@ extension Store {
     /// The value of `key` now, without recording an observation access.
     @inlinable
     package func currentValue(_ key: Key) -> Any? {
-        cacheStore.access.read(key, false)
+        engine.read(key, observing: false)
     }
 }
 

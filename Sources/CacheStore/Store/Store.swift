@@ -80,8 +80,9 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// Everything that handles actions; the store is its public face.
     @usableFromInline let engine: StoreEngine<Key, Action, Dependency>
 
-    /// The store's committed state: the read API forwards to it.
-    @inlinable var cacheStore: CacheStore<Key> { engine.state }
+    /// A cache over the store's committed state, made for each use: the read API that is not on a
+    /// hot path forwards to it.
+    @inlinable var cacheStore: CacheStore<Key> { CacheStore(access: engine.state) }
 
     /// Creates a store holding `initialValues`, changed by `actionHandler`.
     ///
@@ -126,7 +127,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     ) {
         self.init(
             engine: StoreEngine(
-                state: CacheStore(initialValues: initialValues),
+                state: CoreAccess(RootCore(values: initialValues.compactMapValues(flattenedOptional))),
                 queue: ActionQueue(),
                 handler: actionHandler,
                 dependency: dependency,
