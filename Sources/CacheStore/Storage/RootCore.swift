@@ -40,6 +40,24 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             self.value = value
         }
 
+        /// Whether the slot holds a value, read in place.
+        ///
+        /// `value != nil` copies the value through the runtime's value witnesses and destroys the copy
+        /// (an `Any?` is address-only): a scope's first read and its release tested a slot so
+        /// (callgrind, `scope-create`: 15,535 → 15,158 instructions per row). An `Any?` is `nil` exactly when
+        /// the type word of its existential container, after the three-word inline buffer, is zero:
+        /// `Any`'s layout in the Swift ABI, whose `Optional` takes the null type pointer as `none`.
+        /// Debug builds check the answer against `value != nil`.
+        @inlinable
+        mutating func hasValueInPlace() -> Bool {
+            let hasValue = withUnsafeMutablePointer(to: &value) { pointer in
+                UnsafeMutableRawPointer(pointer).load(
+                    fromByteOffset: 3 * MemoryLayout<UnsafeRawPointer>.stride, as: UInt.self) != 0
+            }
+            assert(hasValue == (value != nil), "an Any? laid out otherwise than the Swift ABI says")
+            return hasValue
+        }
+
         /// Whether a scope's subject is listed: the slot then stays, empty, when its key is removed.
         @inlinable var hasLinkedSubjects: Bool {
             guard let first = subjects else { return false }
@@ -122,7 +140,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
                     && unsafeDowncast(given, to: LinkedKeyObservation<Key>.self).key == key
             } ?? false
         if !isLinkedHere {
-            isNewSlot = slot.value == nil && slot.subjects == nil
+            isNewSlot = slot.subjects == nil && !slot.hasValueInPlace()
             let made = LinkedKeyObservation(core: core, key: key)
             if let own = slot.subjects, own.host == nil {
                 insert(made, after: own)
@@ -165,7 +183,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     @inlinable
     static func unlink(_ subject: KeyObservation, from slot: inout Slot) -> Bool {
         remove(subject, from: &slot.subjects)
-        return slot.value == nil && slot.subjects == nil
+        return slot.subjects == nil && !slot.hasValueInPlace()
     }
 
     /// Lists `subject` right after `previous`.
