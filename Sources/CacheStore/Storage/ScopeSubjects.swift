@@ -19,6 +19,9 @@ struct ScopeSubjects<Key: Hashable> {
     /// transformation that maps the key elsewhere now): they stay linked, as an observer may have
     /// registered on them, until the scope is released.
     @usableFromInline var replaced: [KeyObservation] = []
+    /// Whether there are subjects besides ``first``, in ``more`` or ``replaced``: a flag, as a scope's
+    /// unspecialized `deinit` tested `more.isEmpty` through a call to the generic `Dictionary` code.
+    @usableFromInline var hasMore = false
 
     @inlinable init() {}
 
@@ -35,9 +38,10 @@ struct ScopeSubjects<Key: Hashable> {
     mutating func add(_ subject: consuming KeyObservation, for key: Key) {
         if first == nil {
             first = subject
-        } else if let old = more.updateValue(subject, forKey: key) {
-            replaced.append(old)
+            return
         }
+        hasMore = true
+        if let old = more.updateValue(subject, forKey: key) { replaced.append(old) }
     }
 
     /// Calls `body` with every subject but ``first``. Called with no lock held.

@@ -80,7 +80,7 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     /// ``CoreAccess/unlink(_:)`` the whole table was copied (six retains and releases).
     deinit {
         if let first = subjects.first.take() { parentAccess.unlinkFunction(parentAccess.core, first) }
-        if !subjects.more.isEmpty || !subjects.replaced.isEmpty { subjects.forEachAfterFirst(parentAccess.unlink) }
+        if subjects.hasMore { subjects.forEachAfterFirst(parentAccess.unlink) }
     }
 
     /// The parent's core.
