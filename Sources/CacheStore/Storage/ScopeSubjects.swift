@@ -14,16 +14,21 @@
 struct ScopeSubjects<Key: Hashable> {
     @usableFromInline var first: KeyObservation?
     /// The subjects of keys read after the first one's subject was made, by key.
-    @usableFromInline var more: [Key: KeyObservation] = [:]
+    @usableFromInline var more: [Key: KeyObservation]
     /// Subjects that a newer one replaced (two threads' first reads of a key at once, or a
     /// transformation that maps the key elsewhere now): they stay linked, as an observer may have
     /// registered on them, until the scope is released.
-    @usableFromInline var replaced: [KeyObservation] = []
+    @usableFromInline var replaced: [KeyObservation]
     /// Whether there are subjects besides ``first``, in ``more`` or ``replaced``: a flag, as a scope's
     /// unspecialized `deinit` tested `more.isEmpty` through a call to the generic `Dictionary` code.
-    @usableFromInline var hasMore = false
+    @usableFromInline var hasMore: Bool
 
-    @inlinable init() {}
+    /// No subjects. The fields are set here, not by initial values: a property's initial value is a
+    /// function of its own, which a scope's init called unspecialized.
+    @inlinable
+    init() {
+        (first, more, replaced, hasMore) = (nil, Dictionary(), [], false)
+    }
 
     /// The subject to offer for a read of `key`: its subject by key, or else the first, which is the
     /// subject of `key` if it is linked to it (the core storing the key checks that).
