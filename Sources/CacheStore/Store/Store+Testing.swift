@@ -25,12 +25,15 @@ package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unch
 
     package init() {}
 
-    /// Runs `body` against the state `state` holds, and hands what it would write to `use`.
+    /// Runs `body` against the state `engine` holds, and hands what it would write to `use`.
+    ///
+    /// The engine's state is read only when there is no spare transaction: passed as a value, the
+    /// store's state table was copied for every send (six retains and releases).
     ///
     /// - Returns: What `use` returns.
     @inlinable
-    func withExpectation<Result>(
-        over state: CoreAccess<Key>,
+    func withExpectation<Action, Dependency, Result>(
+        over engine: StoreEngine<Key, Action, Dependency>,
         _ body: (inout CacheStore<Key>) throws -> Void,
         _ use: (Swift.Result<ExpectedState<Key>, any Error>) -> Result
     ) -> Result {
@@ -38,7 +41,7 @@ package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unch
             spare.take()
             ?? {
                 let transaction = TransactionCore(
-                    base: state.core, baseAccess: state, holdsOnlyWriteApart: false)
+                    base: engine.state.core, baseAccess: engine.state, holdsOnlyWriteApart: false)
                 return (CacheStore(core: transaction), transaction)
             }()
         transaction.reopen()
@@ -108,7 +111,7 @@ extension Store {
         check: (Result<ExpectedState<Key>, any Error>, [StateChange<Key>]) -> Checked
     ) -> (checked: Checked, effect: ActionEffect<Action>?) {
         inTurn {
-            recorder.withExpectation(over: engine.state, expectation) { expected in
+            recorder.withExpectation(over: engine, expectation) { expected in
                 var buffer: [StateChange<Key>] = []
                 swap(&buffer, &recorder.changeBuffer)
                 var (changes, effect) = engine.apply(action, recordingChanges: true, reusing: consume buffer)
