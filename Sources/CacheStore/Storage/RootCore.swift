@@ -47,7 +47,8 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         /// (callgrind, `scope-create`: 15,535 → 15,158 instructions per row). An `Any?` is `nil` exactly when
         /// the type word of its existential container, after the three-word inline buffer, is zero:
         /// `Any`'s layout in the Swift ABI, whose `Optional` takes the null type pointer as `none`.
-        /// Debug builds check the answer against `value != nil`.
+        /// Debug builds check the answer against `value != nil`. (A `switch` over the `Any?` with no
+        /// binding copied it too: 15,194 instructions per row.)
         @inlinable
         mutating func hasValueInPlace() -> Bool {
             let hasValue = withUnsafeMutablePointer(to: &value) { pointer in
