@@ -57,21 +57,22 @@ import Testing
         }
     }
 
-    /// An effect made once without an id and returned by two actions runs twice under one id (the
-    /// docs: "an effect made once and returned later"). `cancel(id:)` with that id returns `true`,
-    /// so nothing either run sends may be handled, and nothing may run under the id any more.
+    /// Two effects start under one anonymous id, then `cancel(id:)` with it returns `true`: nothing
+    /// either sends may be handled, and nothing may run under the id any more. `[0, 0]`: an effect
+    /// made once without an id, returned by two actions (the docs: "an effect made once and returned
+    /// later"); `[1, 0]`: an effect given its id runs, then the anonymous effect is returned.
     ///
-    /// Fails on 1f7936a and on 7423c35, every run: the second run keeps running (`runningEffectIDs`
-    /// still holds the id) and its action is handled. `EffectLifecycle.cancel` finds an anonymous
-    /// id's effect by `anonymousTicket(id)`, which returns the first slot holding the id, and cancels
-    /// that one only; and anonymous starts never replace each other (`start` names no anonymous
-    /// effect), so two runs of one anonymous id coexist. (A `TestStore`, by its code, queues the same effect once: its
-    /// second `append` replaces the first, as the id is equal.)
-    @Test func anAnonymousEffectReturnedTwiceIsCancelledWhole() async {
+    /// Both fail on 1f7936a and on 7423c35, every run: the second effect keeps running
+    /// (`runningEffectIDs` still holds the id) and its action is handled. Anonymous starts replaced
+    /// nothing, and `EffectLifecycle.cancel` looked in `tickets` first, then for the first slot
+    /// holding the anonymous id (`tickets[id] ?? anonymousTicket(id)`), and cancelled that one only.
+    /// (A `TestStore` queues the same effect once: its second `append` replaces the first, as the id
+    /// is equal.)
+    @Test(arguments: [[0, 0], [1, 0]])
+    func cancellingAnAnonymousIDStopsEverythingStartedUnderIt(starts: [Int]) async {
         let shared = SharedEffect()
         let store = shared.makeStore()
-        store.handle(action: .start(0))
-        store.handle(action: .start(0))
+        for start in starts { store.handle(action: .start(start)) }
         let cancelled = store.cancel(id: shared.effect.id)
         #expect(cancelled)
         #expect(store.runningEffectIDs.isEmpty, "still running after cancel(id:) returned true")
@@ -93,24 +94,6 @@ import Testing
         #expect(store.runningEffectIDs == [shared.effect.id])
         #expect(await shared.finish(runs: 3))
         #expect(shared.handled.values == ["given"])
-    }
-
-    /// An effect given the anonymous effect's id runs, then the anonymous effect is returned again:
-    /// two effects run under the one id, and `cancel(id:)` returning `true` must stop both.
-    ///
-    /// Fails on 1f7936a and on 7423c35, every run: an anonymous start names nothing and replaces
-    /// nothing, and `cancel` finds the given effect in `tickets` and looks no further (`tickets[id]
-    /// ?? anonymousTicket(id)`): the anonymous run keeps running and delivers.
-    @Test func anAnonymousEffectStartedBesideAnEffectGivenItsIDIsCancelledWithIt() async {
-        let shared = SharedEffect()
-        let store = shared.makeStore()
-        store.handle(action: .start(1))
-        store.handle(action: .start(0))
-        let cancelled = store.cancel(id: shared.effect.id)
-        #expect(cancelled)
-        #expect(store.runningEffectIDs.isEmpty, "still running after cancel(id:) returned true")
-        #expect(await shared.finish(runs: 2))
-        #expect(shared.handled.values.isEmpty, "delivered after cancel(id:) returned \(cancelled)")
     }
 }
 
