@@ -1,0 +1,249 @@
+import CacheStore
+import Foundation
+import Testing
+
+/// Review 7's attacks on the newest code: a transaction's lone write held apart from its arrays
+/// (`TransactionCore.onlyKey`), the futex `Lock` under contention and re-entered from a value's
+/// `deinit`, and the `changes` iterator's several waiters.
+@Suite struct Review7AttackTests {
+    enum Key: Hashable, Sendable { case a, b, c }
+    enum Action: Sendable { case run(Int) }
+
+    /// A store whose every action runs `body` on the handler's state.
+    static func store(
+        _ initial: [Key: Any], _ body: @escaping @Sendable (CacheStore<Key>, Int) -> Void
+    ) -> Store<Key, Action, Void> {
+        Store(
+            initialValues: initial,
+            actionHandler: StoreActionHandler { state, action, _ in
+                if case .run(let step) = action { body(state, step) }
+                return .none
+            })
+    }
+
+    // MARK: The lone write held apart
+
+    /// One key written, then a second (the first moves into the arrays), then the first removed:
+    /// reads, `allValues` and `contains` inside the handler see each write, and the commit applies
+    /// them all.
+    @Test func aLoneWriteMovedIntoTheArraysThenRemovedIsReadBackAndCommitted() {
+        let seen = Recorder<String>()
+        let store = Self.store([.a: 0, .c: 9]) { state, _ in
+            state.set(value: 1, forKey: .a)
+            seen.append("a=\(state.get(.a, as: Int.self).map(String.init) ?? "nil")")
+            state.set(value: 2, forKey: .b)
+            state.remove(.a)
+            seen.append("a=\(state.get(.a, as: Int.self).map(String.init) ?? "nil")")
+            seen.append("contains a: \(state.contains(.a)), b: \(state.contains(.b))")
+            seen.append("keys: \(state.allValues.keys.map { "\($0)" }.sorted())")
+        }
+        store.handle(action: .run(0))
+        #expect(seen.values == ["a=1", "a=nil", "contains a: false, b: true", "keys: [\"b\", \"c\"]"])
+        #expect(store.get(.a, as: Int.self) == nil)
+        #expect(store.get(.b, as: Int.self) == 2)
+        #expect(store.get(.c, as: Int.self) == 9)
+    }
+
+    /// A key written then removed in one action, the only key written: the removal is what commits,
+    /// and `allValues` inside the handler leaves the key out (a `nil` held apart is a removal).
+    @Test func aLoneKeyWrittenThenRemovedEndsAbsent() {
+        let seen = Recorder<String>()
+        let store = Self.store([.a: 5]) { state, _ in
+            state.set(value: 1, forKey: .a)
+            state.remove(.a)
+            seen.append("\(state.contains(.a)) \(state.allValues.count)")
+            state.update(.a, as: Int.self) { value in value = (value ?? 100) + 1 }
+            seen.append("\(state.get(.a, as: Int.self) ?? -1)")
+            state.remove(.a)
+        }
+        store.handle(action: .run(0))
+        #expect(seen.values == ["false 0", "101"])
+        #expect(!store.contains(.a))
+        #expect(store.allValues.isEmpty)
+    }
+
+    /// The handler state is reused from action to action: a lone write, then several, then a lone
+    /// write of another key, then none. No write leaks into the next action, none is lost.
+    @Test func aReusedTransactionCarriesNoWriteIntoTheNextAction() {
+        let store = Self.store([:]) { state, step in
+            switch step {
+            case 0: state.set(value: 1, forKey: .a)
+            case 1:
+                state.update(.a, as: Int.self) { $0 = ($0 ?? 0) + 10 }
+                state.set(value: 2, forKey: .b)
+                state.set(value: 3, forKey: .c)
+            case 2: state.set(value: 20, forKey: .b)
+            case 3: _ = state.get(.a, as: Int.self)
+            default: state.update(.c, as: Int.self) { $0 = ($0 ?? 0) + 1 }
+            }
+        }
+        for step in 0..<5 { store.handle(action: .run(step)) }
+        #expect(store.get(.a, as: Int.self) == 11)
+        #expect(store.get(.b, as: Int.self) == 20)
+        #expect(store.get(.c, as: Int.self) == 4)
+    }
+
+    /// A store's actions each write one key (the lone-write commit), observed through `changes`:
+    /// every action's key is reported.
+    @Test func loneWritesAreReportedToChanges() async {
+        let store = Self.store([:]) { state, step in
+            state.set(value: step, forKey: step.isMultiple(of: 2) ? .a : .b)
+        }
+        var changes = store.changes.makeAsyncIterator()
+        store.handle(action: .run(0))
+        let first = await changes.next()
+        #expect(first == [.a])
+        store.handle(action: .run(1))
+        let second = await changes.next()
+        #expect(second == [.b])
+    }
+
+    // MARK: The futex lock
+
+    /// Four threads increment one key 20,000 times each through `update`: with the lock contended
+    /// (waiters marked, woken), no increment is lost and no thread sleeps forever.
+    @Test func contendedUpdatesLoseNothing() async {
+        let cache = CacheStore<Key>(initialValues: [.a: 0])
+        let done = DispatchGroup()
+        for _ in 0..<4 {
+            DispatchQueue.global().async(group: done) {
+                for _ in 0..<20_000 { cache.update(.a, as: Int.self) { $0 = ($0 ?? 0) + 1 } }
+            }
+        }
+        let finished = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                continuation.resume(returning: done.wait(timeout: .now() + 120) == .success)
+            }
+        }
+        #expect(finished)
+        #expect(cache.get(.a, as: Int.self) == 80_000)
+    }
+
+    /// A value whose `deinit` writes to the store that held it, replaced by an action's lone write:
+    /// the replaced value is released with the lock left, so the write in its `deinit` takes the
+    /// (non-recursive) futex lock without deadlocking, and lands.
+    @Test func aReplacedValueWritingFromItsDeinitDoesNotDeadlock() async {
+        final class Reentrant: @unchecked Sendable {
+            let onDeinit: () -> Void
+            init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
+            deinit { onDeinit() }
+        }
+        let box = Recorder<Store<Key, Action, Void>>()
+        let store = Self.store([:]) { state, step in
+            state.set(value: step, forKey: .a)
+        }
+        box.append(store)
+        store.handle(action: .run(0))
+        let cache = CacheStore<Key>(initialValues: [:])
+        cache.set(value: Reentrant { cache.set(value: 7, forKey: .b) }, forKey: .a)
+        let finished = await withCheckedContinuation { continuation in
+            DispatchQueue.global().async {
+                cache.set(value: 1, forKey: .a)
+                continuation.resume(returning: true)
+            }
+        }
+        #expect(finished)
+        #expect(cache.get(.b, as: Int.self) == 7)
+    }
+
+    // MARK: A scoped store whose actions are `Never`
+
+    static let identity: BiDirectionalTransformation<Key?, Key?> = (from: { $0 }, to: { $0 })
+
+    /// A scoped store whose action type is `Action`, over `parent`: each action writes `.a`.
+    static func writingScope<ParentAction>(of parent: Store<Key, ParentAction, Void>) -> Store<Key, Action, Void> {
+        parent.scope(
+            keyTransformation: identity,
+            actionHandler: StoreActionHandler { state, _, _ in
+                state.set(value: 1, forKey: .a)
+                return .none
+            })
+    }
+
+    /// A read-only row's store (actions `Never`) made from a logging root, and a scope of that row's
+    /// store that handles actions; the app then drops its root. Every other scoped store keeps its
+    /// parent store (its forwarding closure holds it): a `Never` one makes no such closure, so the
+    /// root is freed while its scope lives, and `DebugLog.parent`, `unowned(unsafe)` on the promise
+    /// that "the scoped store's engine keeps its parent store", dangles. The grandchild's action
+    /// then asks the row's store whether a log above it is written, which reads the freed root engine
+    /// (`isDebugLogWriting`), and hands it the report.
+    @Test func aNeverActionScopeKeepsItsParentAsEveryScopeDoes() {
+        let lines = Recorder<String>()
+        var root: Store<Key, Action, Void>? = Self.store([:]) { _, _ in }
+        _ = root.unsafelyUnwrapped.debug { lines.append($0) }
+        let row: Store<Key, Never, Void> = root.unsafelyUnwrapped.scope(
+            keyTransformation: Self.identity, actionHandler: .none)
+        let child = Self.writingScope(of: row)
+        weak let weakRoot = root
+        root = nil
+        #expect(weakRoot != nil, "the root store was freed while a scope of it lives")
+        guard weakRoot != nil else { return }  // past here, a use of freed memory
+        child.handle(action: .run(0))
+        #expect(lines.values.count == 1)
+    }
+
+    /// The same with a row whose actions are `Void`: the root is kept (the behaviour the `Never`
+    /// row's store breaks), and the grandchild's report reaches the root's log.
+    @Test func aVoidActionScopeKeepsItsParent() {
+        let lines = Recorder<String>()
+        var root: Store<Key, Action, Void>? = Self.store([:]) { _, _ in }
+        _ = root.unsafelyUnwrapped.debug { lines.append($0) }
+        let row = root.unsafelyUnwrapped.actionlessScope(keyTransformation: Self.identity)
+        let child = Self.writingScope(of: row)
+        weak let weakRoot = root
+        root = nil
+        #expect(weakRoot != nil)
+        child.handle(action: .run(0))
+        #expect(lines.values.count == 1)
+    }
+
+    // MARK: Several waiters on copies of a `changes` iterator
+
+    /// Three tasks wait on copies of one iterator; one is cancelled: it ends with `nil`, and the two
+    /// others are each answered by a later change.
+    @Test func aCancelledWaiterLeavesTheOthersWaiting() async {
+        let cache = CacheStore<Key>(initialValues: [:])
+        let iterator = cache.changes.makeAsyncIterator()
+        let answered = Recorder<String>()
+        func waiter(_ name: String) -> Task<Void, Never> {
+            Task {
+                var copy = iterator
+                let keys = await copy.next()
+                answered.append(keys == nil ? "\(name): nil" : "\(name): keys")
+            }
+        }
+        let first = waiter("first")
+        let second = waiter("second")
+        let third = waiter("third")
+        try? await Task.sleep(for: .milliseconds(50))
+        second.cancel()
+        #expect(await eventually { answered.values.contains("second: nil") })
+        cache.set(value: 1, forKey: .a)
+        #expect(await eventually { answered.values.count >= 2 })
+        cache.set(value: 2, forKey: .b)
+        #expect(await eventually { answered.values.count == 3 })
+        _ = (await first.value, await third.value)
+        #expect(Set(answered.values) == ["first: keys", "second: nil", "third: keys"])
+    }
+
+    /// A task cancelled before it calls `next()` gets `nil` at once, and does not take a change from
+    /// a task waiting beside it.
+    @Test func aTaskCancelledBeforeNextTakesNoChange() async {
+        let cache = CacheStore<Key>(initialValues: [:])
+        let iterator = cache.changes.makeAsyncIterator()
+        let waiting = Task {
+            var copy = iterator
+            return await copy.next()
+        }
+        let cancelled = Task {
+            while !Task.isCancelled { await Task.yield() }
+            var copy = iterator
+            return await copy.next()
+        }
+        cancelled.cancel()
+        #expect(await cancelled.value == nil)
+        try? await Task.sleep(for: .milliseconds(20))
+        cache.set(value: 1, forKey: .a)
+        #expect(await waiting.value == [.a])
+    }
+}
