@@ -197,6 +197,30 @@ import Testing
         #expect(lines.values.count == 1)
     }
 
+    // MARK: An anonymous effect returned again by the action it delivers
+
+    /// A poll made once without an id: each run delivers `.run(1)`, whose handler returns the same
+    /// effect again until 50 ticks were counted. Each start replaces the run still delivering (the
+    /// one whose action is being handled): the replaced run must end without taking the new one with
+    /// it, so all 50 ticks arrive and nothing is left running.
+    @Test(arguments: [false, true])
+    func aPollReturnedByItsOwnActionRunsToTheEnd(asRun: Bool) async {
+        let ticks = Recorder<Int>()
+        let poll: ActionEffect<Action> =
+            asRun ? .run { send in send(.run(1)) } : ActionEffect { .run(1) }
+        let store = Store<Key, Action, Void>(
+            initialValues: [:],
+            actionHandler: StoreActionHandler { _, action, _ in
+                guard case .run(let step) = action else { return .none }
+                if step == 1 { ticks.append(1) }
+                return ticks.values.count < 50 ? poll : .none
+            })
+        store.handle(action: .run(0))
+        #expect(await eventually(timeout: .seconds(60)) { ticks.values.count >= 50 })
+        #expect(await eventually(timeout: .seconds(60)) { store.runningEffectIDs.isEmpty })
+        #expect(ticks.values.count == 50)
+    }
+
     // MARK: Several waiters on copies of a `changes` iterator
 
     /// Three tasks wait on copies of one iterator; one is cancelled: it ends with `nil`, and the two
