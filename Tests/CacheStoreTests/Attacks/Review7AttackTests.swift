@@ -119,31 +119,32 @@ import Testing
         #expect(cache.get(.a, as: Int.self) == 80_000)
     }
 
-    /// A value whose `deinit` writes to the store that held it, replaced by an action's lone write:
-    /// the replaced value is released with the lock left, so the write in its `deinit` takes the
-    /// (non-recursive) futex lock without deadlocking, and lands.
-    @Test func aReplacedValueWritingFromItsDeinitDoesNotDeadlock() async {
+    /// A value whose `deinit` reads the store that held it, replaced by an action's lone write (the
+    /// one-write commit): the replaced value is released once the lock is left, so the read in its
+    /// `deinit` takes the (non-recursive) futex lock without deadlocking.
+    @Test func aValueReplacedByALoneWriteReadsItsStoreFromItsDeinit() async {
         final class Reentrant: @unchecked Sendable {
             let onDeinit: () -> Void
             init(_ onDeinit: @escaping () -> Void) { self.onDeinit = onDeinit }
             deinit { onDeinit() }
         }
-        let box = Recorder<Store<Key, Action, Void>>()
-        let store = Self.store([:]) { state, step in
-            state.set(value: step, forKey: .a)
+        final class WeakStore: @unchecked Sendable {
+            weak var store: Store<Key, Action, Void>?
         }
-        box.append(store)
-        store.handle(action: .run(0))
-        let cache = CacheStore<Key>(initialValues: [:])
-        cache.set(value: Reentrant { cache.set(value: 7, forKey: .b) }, forKey: .a)
+        let box = WeakStore()
+        let seen = Recorder<Int?>()
+        let store = Self.store([.a: Reentrant { seen.append(box.store?.get(.c, as: Int.self)) }, .c: 3]) {
+            state, step in state.set(value: step, forKey: .a)
+        }
+        box.store = store
         let finished = await withCheckedContinuation { continuation in
             DispatchQueue.global().async {
-                cache.set(value: 1, forKey: .a)
+                store.handle(action: .run(0))
                 continuation.resume(returning: true)
             }
         }
         #expect(finished)
-        #expect(cache.get(.b, as: Int.self) == 7)
+        #expect(seen.values == [3])
     }
 
     // MARK: A scoped store whose actions are `Never`
@@ -248,6 +249,22 @@ import Testing
         #expect(await eventually { answered.values.count == 3 })
         _ = (await first.value, await third.value)
         #expect(Set(answered.values) == ["first: keys", "second: nil", "third: keys"])
+    }
+
+    /// Three tasks wait on copies of one store's iterator; the store is released: every one of them
+    /// ends with `nil` (`finish` answers all the waiters, not only one).
+    @Test func releasingTheStoreEndsEveryWaiter() async {
+        var store: Store<Key, Action, Void>? = Self.store([:]) { _, _ in }
+        let iterator = store.unsafelyUnwrapped.changes.makeAsyncIterator()
+        let tasks = (0..<3).map { _ in
+            Task {
+                var copy = iterator
+                return await copy.next()
+            }
+        }
+        try? await Task.sleep(for: .milliseconds(50))
+        store = nil
+        for task in tasks { #expect(await task.value == nil) }
     }
 
     /// A task cancelled before it calls `next()` gets `nil` at once, and does not take a change from
