@@ -183,6 +183,45 @@ import Testing
         #expect(lines.values.count == 1)
     }
 
+    /// The same freeing, seen without a log: the app keeps only a row's store and drops the root
+    /// while one of the root's effects runs. A row whose actions are `Void` keeps the root, so the
+    /// effect runs on and its action is handled (`Void`); a `Never` row does not, so the root's
+    /// release cancels the effect, and the row never sees the value that action writes.
+    @Test(arguments: [false, true])
+    func theRootsEffectRunsOnWhileOnlyARowIsKept(neverRow: Bool) async {
+        let gate = Gate()
+        let cancelled = Recorder<Bool>()
+        var root: Store<Key, Action, Void>? = Store(
+            initialValues: [:],
+            actionHandler: StoreActionHandler { state, action, _ in
+                guard case .run(let step) = action else { return .none }
+                if step == 0 {
+                    return .run { send in
+                        await gate.wait()
+                        if Task.isCancelled { cancelled.append(true) }
+                        send(.run(1))
+                    }
+                }
+                state.set(value: step, forKey: .b)
+                return .none
+            })
+        root.unsafelyUnwrapped.handle(action: .run(0))
+        let read: @Sendable () -> Int?
+        if neverRow {
+            let row: Store<Key, Never, Void> = root.unsafelyUnwrapped.scope(
+                keyTransformation: Self.identity, actionHandler: .none)
+            read = { row.get(.b, as: Int.self) }
+        } else {
+            let row = root.unsafelyUnwrapped.actionlessScope(keyTransformation: Self.identity)
+            read = { row.get(.b, as: Int.self) }
+        }
+        root = nil
+        gate.open()
+        #expect(await eventually { read() == 1 || !cancelled.values.isEmpty })
+        #expect(cancelled.values.isEmpty, "the root's effect was cancelled")
+        #expect(read() == 1)
+    }
+
     /// The same with a row whose actions are `Void`: the root is kept (the behaviour the `Never`
     /// row's store breaks), and the grandchild's report reaches the root's log.
     @Test func aVoidActionScopeKeepsItsParent() {
