@@ -15,7 +15,7 @@ struct DebugLog<Key: Hashable & SendableMetatype> {
     /// The store this one is scoped from, for a scoped store.
     ///
     /// Not retained: the scoped store's engine keeps its parent store, and with it this engine, in
-    /// its `forwardToParent`, a constant released only with the engine itself.
+    /// its `parentStore`, a constant released only with the engine itself.
     @usableFromInline unowned(unsafe) let parent: (any DebugLogParent)?
     /// The store's label, output and forwarding in hand, once it was labelled, logs, or is
     /// forwarded an action while a log is written.

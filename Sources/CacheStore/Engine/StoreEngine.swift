@@ -52,6 +52,12 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     /// in the same turn, so a cancelled effect's action never reaches the parent after
     /// `cancel(id:)` returned `true`.
     @usableFromInline let forwardToParent: ((Action) -> Void)?
+    /// The store this one is scoped from, for a scoped store: kept while this one lives, as its
+    /// state is a view of the parent's, and ``DebugLog/parent`` does not retain the parent's engine.
+    /// (It was kept by `forwardToParent` alone, which a store whose actions are `Never` no longer
+    /// makes: under a kept row's store the parent was then freed, its effects cancelled, and a
+    /// scoped store's debug log read its freed engine.)
+    @usableFromInline let parentStore: AnyObject?
     /// Where this store's debug reports go: its own log and those above it (see ``DebugLog``).
     /// Guarded by the turn.
     @exclusivity(unchecked) @usableFromInline var debugLog = DebugLog<Key>()
@@ -74,7 +80,8 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         handler: StoreActionHandler<Key, Action, Dependency>,
         dependency: Dependency,
         isolation: ActionIsolation,
-        forwardToParent: ((Action) -> Void)?
+        forwardToParent: ((Action) -> Void)?,
+        parentStore: AnyObject? = nil
     ) {
         self.isolation = isolation
         self.state = state
@@ -82,6 +89,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         self.handler = handler
         self.dependency = dependency
         self.forwardToParent = forwardToParent
+        self.parentStore = parentStore
     }
 
     /// The store's running effects, made by its first effect: most scoped stores, a row's among them,

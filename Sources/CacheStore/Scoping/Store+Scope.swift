@@ -135,7 +135,8 @@ extension Store {
             handler: actionHandler,
             dependency: dependency,
             isolation: engine.isolation,
-            forwardToParent: forwarding(label: label, of: ScopedKey.self, actionTransformation))
+            forwardToParent: forwarding(label: label, of: ScopedKey.self, actionTransformation),
+            parentStore: self)
         // Before the store is returned, so no other thread can see it yet.
         scopedEngine.debugLog = DebugLog(label: label, parent: engine)
         return Store<ScopedKey, ScopedAction, ScopedDependency>(engine: scopedEngine)
@@ -150,8 +151,7 @@ extension Store {
     ) -> ((ScopedAction) -> Void)? {
         if ScopedAction.self == Never.self { return nil }
         // Called in the scoped action's turn, which is this store's too (one tree, one queue): the
-        // parent handles its action right away, as part of the same delivery. Holding this store keeps
-        // its engine alive for the scoped engine's `DebugLog.parent`.
+        // parent handles its action right away, as part of the same delivery.
         return { [self] action in
             guard let parentAction = actionTransformation(action) else { return }
             engine.noteForwarded(from: DebugLog<ScopedKey>.scopedLabel(label, action: ScopedAction.self))
