@@ -1,17 +1,15 @@
 #if canImport(Darwin)
     import Darwin
-#else
-    import CacheStoreAtomics
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
 #endif
 
 /// A small mutual-exclusion lock, held briefly around shared state, never while user code runs.
 ///
 /// `Synchronization.Mutex` needs macOS 15; this package supports macOS 14, so it wraps the
-/// platform's own primitive: `os_unfair_lock` on Apple systems, a futex word on Linux (target
-/// `CacheStoreAtomics`). The futex's free lock is taken and released inline, one atomic instruction
-/// each, where `pthread_mutex_lock` and `pthread_mutex_unlock` were two calls into libc doing the
-/// same atomic work plus an owner and a user count (callgrind, per lock round: about 55 → 10
-/// instructions).
+/// platform's own primitive: `os_unfair_lock` on Apple systems, a `pthread_mutex_t` elsewhere.
 ///
 /// ```swift
 /// let lock = Lock()
@@ -36,7 +34,7 @@ package struct Lock: @unchecked Sendable {
             #if canImport(Darwin)
                 os_unfair_lock_lock(primitive)
             #else
-                cachestore_lock(primitive)
+                _ = pthread_mutex_lock(primitive)
             #endif
         }
     }
@@ -47,7 +45,7 @@ package struct Lock: @unchecked Sendable {
             #if canImport(Darwin)
                 os_unfair_lock_unlock(primitive)
             #else
-                cachestore_unlock(primitive)
+                _ = pthread_mutex_unlock(primitive)
             #endif
         }
     }
@@ -74,12 +72,22 @@ package struct Lock: @unchecked Sendable {
     }
 #else
     @usableFromInline
-    final class LockStorage: ManagedBuffer<Void, UInt32> {
+    final class LockStorage: ManagedBuffer<Void, pthread_mutex_t> {
         @usableFromInline
         static func make() -> LockStorage {
             let storage = unsafeDowncast(create(minimumCapacity: 1) { _ in () }, to: LockStorage.self)
-            storage.withUnsafeMutablePointerToElements { $0.initialize(to: 0) }
+            storage.withUnsafeMutablePointerToElements { primitive in
+                primitive.initialize(to: pthread_mutex_t())
+                precondition(pthread_mutex_init(primitive, nil) == 0, "pthread_mutex_init failed")
+            }
             return storage
+        }
+
+        deinit {
+            withUnsafeMutablePointerToElements { primitive in
+                pthread_mutex_destroy(primitive)
+                primitive.deinitialize(count: 1)
+            }
         }
     }
 #endif

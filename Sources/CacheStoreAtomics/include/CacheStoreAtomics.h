@@ -33,30 +33,4 @@ static inline uint64_t cachestore_next_anonymous_effect_serial(void) {
     return __atomic_add_fetch(&cachestore_anonymous_effect_serial, 1, __ATOMIC_RELAXED);
 }
 
-// The word of a `Lock` (Internal/Lock.swift) on Linux: 0 unlocked, 1 locked, 2 locked with threads
-// waiting (a futex). Taking and releasing a free lock is one atomic instruction each, inlined into
-// the caller, where `pthread_mutex_lock` and `pthread_mutex_unlock` are two calls into libc that do
-// the same atomic work and keep an owner and a user count besides.
-#ifdef __linux__
-/// Waits until `*word` is free, then takes it (the contended path of `cachestore_lock`).
-void cachestore_lock_contended(uint32_t *word);
-/// Wakes one thread waiting for `word` (the contended path of `cachestore_unlock`).
-void cachestore_unlock_contended(uint32_t *word);
-
-/// Takes the lock at `word` (acquire), waiting while another thread holds it.
-static inline void cachestore_lock(uint32_t *word) {
-    uint32_t expected = 0;
-    if (!__atomic_compare_exchange_n(word, &expected, 1, false, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
-        cachestore_lock_contended(word);
-    }
-}
-
-/// Releases the lock at `word` (release), waking a waiting thread if there is one.
-static inline void cachestore_unlock(uint32_t *word) {
-    if (__atomic_exchange_n(word, 0, __ATOMIC_RELEASE) == 2) {
-        cachestore_unlock_contended(word);
-    }
-}
-#endif
-
 #endif

@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Review 7's attacks on the newest code: a transaction's lone write held apart from its arrays
-/// (`TransactionCore.onlyKey`), the futex `Lock` under contention and re-entered from a value's
+/// (`TransactionCore.onlyKey`), the `Lock` under contention and re-entered from a value's
 /// `deinit`, and the `changes` iterator's several waiters.
 @Suite struct Review7AttackTests {
     enum Key: Hashable, Sendable { case a, b, c }
@@ -98,7 +98,7 @@ import Testing
         #expect(second == [.b])
     }
 
-    // MARK: The futex lock
+    // MARK: The lock
 
     /// Four threads increment one key 20,000 times each through `update`: with the lock contended
     /// (waiters marked, woken), no increment is lost and no thread sleeps forever.
@@ -121,7 +121,7 @@ import Testing
 
     /// A value whose `deinit` reads the store that held it, replaced by an action's lone write (the
     /// one-write commit): the replaced value is released once the lock is left, so the read in its
-    /// `deinit` takes the (non-recursive) futex lock without deadlocking.
+    /// `deinit` takes the (non-recursive) lock without deadlocking.
     @Test func aValueReplacedByALoneWriteReadsItsStoreFromItsDeinit() async {
         final class Reentrant: @unchecked Sendable {
             let onDeinit: () -> Void

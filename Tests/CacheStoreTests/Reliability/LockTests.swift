@@ -3,11 +3,11 @@ import Dispatch
 import Foundation
 import Testing
 
-/// The package's `Lock` (a futex word on Linux, `os_unfair_lock` on Apple systems): mutual exclusion
+/// The package's `Lock` (`pthread_mutex_t` on Linux, `os_unfair_lock` on Apple systems): mutual exclusion
 /// under contention, and a waiter woken when the holder releases it.
 @Suite struct LockTests {
     /// Eight threads on fewer cores take one lock 2,000 times each: holders are preempted while
-    /// others wait, so the contended path (spinning, then sleeping on the futex) runs too.
+    /// others wait, so the contended path (sleeping in the mutex) runs too.
     ///
     /// On threads of their own, off the concurrency pool: run on it (`concurrentPerform` from the
     /// test's thread, 20,000 times each), the test took 46 s under ThreadSanitizer, and every
@@ -23,7 +23,7 @@ import Testing
         #expect(counter.overlaps == 0)
     }
 
-    /// A thread that finds the lock held waits, past its spinning, until the holder releases it.
+    /// A thread that finds the lock held waits until the holder releases it.
     /// (Off the concurrency pool, as its waits block a thread.)
     @Test func aWaiterTakesTheLockOnceItsHolderReleasesIt() async {
         let (waitedWhileHeld, tookItOnRelease) = await offThePool {
@@ -38,7 +38,7 @@ import Testing
                 acquired.signal()
             }
             started.wait()
-            // Held long enough for the waiter to stop spinning and sleep.
+            // Held long enough for the waiter to sleep.
             let waitedWhileHeld = acquired.wait(timeout: .now() + .milliseconds(100)) == .timedOut
             lock.unlock()
             return (waitedWhileHeld, acquired.wait(timeout: .now() + .seconds(5)) == .success)
