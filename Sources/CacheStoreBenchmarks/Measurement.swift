@@ -32,7 +32,8 @@ struct BenchmarkCase {
 }
 
 /// Times cases round-robin: each round runs every case once, so a slow spell of this shared
-/// machine hits the cases and their baselines alike; a case's figure is the median over the rounds.
+/// machine hits the cases and their baselines alike; a case's figure is the median over the rounds,
+/// and its ratio to another case the median of the two cases' ratios in each round.
 enum Measurement {
     /// Rounds of timing and operations per case per round.
     struct Plan {
@@ -48,8 +49,9 @@ enum Measurement {
         }
     }
 
-    /// Nanoseconds per operation of each case, in the order given, after one warm-up run of each.
-    static func interleaved(_ cases: [BenchmarkCase], rounds: Int) -> [Double] {
+    /// Nanoseconds per operation of each case in each round (`[case][round]`), in the order given,
+    /// after one warm-up run of each.
+    static func interleaved(_ cases: [BenchmarkCase], rounds: Int) -> [[Double]] {
         for benchmark in cases { benchmark.run() }
         let clock = ContinuousClock()
         var samples = Array(repeating: [Double](), count: cases.count)
@@ -58,7 +60,20 @@ enum Measurement {
                 samples[index].append(clock.measure(benchmark.run).nanoseconds / Double(benchmark.operations))
             }
         }
-        return samples.map { $0.sorted()[$0.count / 2] }
+        return samples
+    }
+
+    /// The middle value of `values` (the upper of the two middle ones when their count is even).
+    static func median(_ values: [Double]) -> Double {
+        values.sorted()[values.count / 2]
+    }
+
+    /// How many times `samples` is `baseline`, paired round by round: the median of the rounds'
+    /// ratios. A slow spell of the machine that hits one round hits both figures of its ratio, where
+    /// a ratio of the two medians can take its numerator and denominator from different rounds.
+    static func pairedRatio(_ samples: [Double], to baseline: [Double]) -> Double {
+        precondition(samples.count == baseline.count && !samples.isEmpty, "figures of different rounds")
+        return median(zip(samples, baseline).map { $0 / $1 })
     }
 }
 

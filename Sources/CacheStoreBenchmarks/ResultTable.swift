@@ -9,6 +9,9 @@ struct Row {
     var ratio: Double
     /// The case the ratio divides by (its floor), if any.
     var baseline: String? = nil
+    /// The case's figure in each round of timing (empty for rows not timed in rounds): ratios
+    /// between rows pair them round by round (``Measurement/pairedRatio(_:to:)``).
+    var rounds: [Double] = []
 }
 
 /// Prints rows as an aligned table, or as tab-separated values for scripts.

@@ -4,13 +4,16 @@ import Foundation
 struct Targets {
     let rows: [Row]
 
-    private func figure(_ name: String, _ size: Int) -> Double? {
-        rows.first { $0.name == name && $0.size == size }?.value
+    private func row(_ name: String, _ size: Int) -> Row? {
+        rows.first { $0.name == name && $0.size == size }
     }
 
+    /// Case `name` at `size` over `baseline` at `baselineSize` (default: `size`), paired round by
+    /// round when both were timed in the same rounds.
     private func ratio(_ name: String, _ size: Int, to baseline: String, _ baselineSize: Int? = nil) -> Double? {
-        guard let value = figure(name, size), let base = figure(baseline, baselineSize ?? size) else { return nil }
-        return value / base
+        guard let value = row(name, size), let base = row(baseline, baselineSize ?? size) else { return nil }
+        guard !value.rounds.isEmpty, value.rounds.count == base.rounds.count else { return value.value / base.value }
+        return Measurement.pairedRatio(value.rounds, to: base.rounds)
     }
 
     /// One line per target: whether it holds, and the figures it was judged on.
@@ -66,12 +69,12 @@ struct Targets {
             "teststore-send ≤ 3× store-handle",
             [10, 1_000, 10_000].map { ($0.formatted(), ratio("teststore-send", $0, to: "store-handle")) }, limit: 3)
         check(
-            "teststore-send at 10,000 keys ≤ 20 µs", [("", figure("teststore-send", 10_000).map { $0 / 1_000 })],
+            "teststore-send at 10,000 keys ≤ 20 µs", [("", row("teststore-send", 10_000).map { $0.value / 1_000 })],
             limit: 20, unit: " µs")
         for (size, limit) in [(4_000, 20.0), (100_000, 500.0)] {
             check(
                 "teststore-send-dictionary of \(size.formatted()) non-Equatable structs ≤ \(Int(limit)) ms",
-                [("", figure("teststore-send-dictionary", size).map { $0 / 1_000_000 })], limit: limit, unit: " ms")
+                [("", row("teststore-send-dictionary", size).map { $0.value / 1_000_000 })], limit: limit, unit: " ms")
         }
         check("memory ≤ 1.5× a raw dictionary", [("", ratio("memory", 100_000, to: "memory-floor"))], limit: 1.5)
         return lines

@@ -55,14 +55,15 @@ cases += [4_000, 100_000].map(ValueComparisonCases.sendReloadedDictionary(size:)
 progress("measuring \(cases.count) cases round-robin, \(plan.rounds) rounds")
 // Every case of every size is timed in each round, so all figures share the same rounds: a slow
 // spell of this shared machine hits a case, its floor and the other sizes alike.
-let figures = Measurement.interleaved(cases, rounds: plan.rounds)
-var rows = zip(cases, figures).map { benchmark, value in
+let samples = Measurement.interleaved(cases, rounds: plan.rounds)
+var rows = zip(cases, samples).map { benchmark, rounds in
     let base = benchmark.baseline.flatMap { baseline in
-        zip(cases, figures).first { $0.0.name == baseline && $0.0.size == benchmark.size }?.1
+        zip(cases, samples).first { $0.0.name == baseline && $0.0.size == benchmark.size }?.1
     }
     return Row(
-        name: benchmark.name, size: benchmark.size, value: value, ratio: base.map { value / $0 } ?? 1,
-        baseline: base == nil ? nil : benchmark.baseline)
+        name: benchmark.name, size: benchmark.size, value: Measurement.median(rounds),
+        ratio: base.map { Measurement.pairedRatio(rounds, to: $0) } ?? 1,
+        baseline: base == nil ? nil : benchmark.baseline, rounds: rounds)
 }
 
 let memoryKeys = 100_000
@@ -79,8 +80,9 @@ if tabSeparated {
 } else {
     print("machine: \(machine)\(plan.operations == Measurement.Plan.quick.operations ? " (quick run)" : "")")
     print(
-        "ns/op is the median of \(plan.rounds) rounds, each timing every case in turn; "
-            + "ratios divide by the case's floor (\"against\") of the same size; memory rows are bytes per key.\n")
+        "ns/op is the median of \(plan.rounds) rounds, each timing every case in turn; a ratio is the median "
+            + "of the rounds' ratios to the case's floor (\"against\") of the same size; memory rows are bytes "
+            + "per key.\n")
     print(ResultTable.render(rows, tabSeparated: false))
     print("\ntargets (ratios within this run):")
     print(Targets(rows: rows).report().joined(separator: "\n"))
