@@ -12,17 +12,17 @@ import CacheStoreAtomics
 /// if word.compareExchange(expected: 0, desired: 1) { /* this thread changed 0 to 1 */ }
 /// ```
 @usableFromInline
-struct AtomicWord: @unchecked Sendable {
+package struct AtomicWord: @unchecked Sendable {
     @usableFromInline let storage: AtomicWordStorage
 
     @usableFromInline
-    init(_ value: UInt) {
+    package init(_ value: UInt) {
         storage = AtomicWordStorage.make(value)
     }
 
     /// Sets the word to `desired` if it is `expected` (acquire-release); returns whether it did.
     @inlinable
-    func compareExchange(expected: UInt, desired: UInt) -> Bool {
+    package func compareExchange(expected: UInt, desired: UInt) -> Bool {
         storage.withUnsafeMutablePointerToElements { word in
             cachestore_atomic_compare_exchange(word, expected, desired)
         }
@@ -30,13 +30,13 @@ struct AtomicWord: @unchecked Sendable {
 
     /// The word's value (acquire).
     @inlinable
-    func load() -> UInt {
+    package func load() -> UInt {
         storage.withUnsafeMutablePointerToElements { word in cachestore_atomic_load(word) }
     }
 
     /// Sets the word to `value` (release).
     @inlinable
-    func store(_ value: UInt) {
+    package func store(_ value: UInt) {
         storage.withUnsafeMutablePointerToElements { word in cachestore_atomic_store(word, value) }
     }
 }

@@ -46,4 +46,20 @@ public enum Exhaustivity: Sendable, Equatable {
     var showsSkippedAssertions: Bool {
         if case .off(showSkippedAssertions: true) = self { true } else { false }
     }
+
+    /// The mode as one word, for ``TestStore``'s atomic setting: 0 on, 1 off, 2 off showing what it
+    /// skipped.
+    @inlinable
+    var word: UInt {
+        switch self {
+        case .on: 0
+        case .off(let shows): shows ? 2 : 1
+        }
+    }
+
+    /// The mode ``word`` gives.
+    @inlinable
+    init(word: UInt) {
+        self = word == 0 ? .on : .off(showSkippedAssertions: word == 2)
+    }
 }

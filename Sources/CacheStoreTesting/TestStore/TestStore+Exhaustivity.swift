@@ -16,8 +16,8 @@ extension TestStore {
     /// Change it at any point of a test: a test can check a feature's first steps exhaustively and the
     /// rest of the app's reaction only in part.
     public var exhaustivity: Exhaustivity {
-        get { settings.withValue { $0.exhaustivity } }
-        set { settings.withValue { $0.exhaustivity = newValue } }
+        get { Exhaustivity(word: exhaustivityWord.load()) }
+        set { exhaustivityWord.store(newValue.word) }
     }
 
     /// Where ``Exhaustivity/off(showSkippedAssertions:)`` with `true` logs what it did not check, one

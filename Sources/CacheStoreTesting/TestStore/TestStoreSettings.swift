@@ -2,6 +2,5 @@
 @usableFromInline
 struct TestStoreSettings: Sendable {
     var effectTimeout: Duration = .seconds(10)
-    @usableFromInline var exhaustivity: Exhaustivity = .on
     var skippedAssertionsOutput: @Sendable (String) -> Void = { print($0) }
 }
