@@ -1,0 +1,98 @@
+import CacheStore
+import Foundation
+import Testing
+
+/// Review 8's attacks: the `changes` iterator of a released scope, and effects started again (an
+/// effect made once and used twice, as a concatenation's two steps or mapped twice).
+@Suite struct Review8AttackTests {
+    enum Key: Hashable, Sendable { case a, b, local }
+    enum Action: Equatable, Sendable {
+        case start
+        case startMapped
+        case done(Int)
+    }
+
+    /// Runs `next()` on a copy of `iterator` in a task; returns whether it returned within
+    /// `seconds`, and what it returned. The task is cancelled when it did not.
+    static func nextReturns<Key: Hashable & SendableMetatype>(
+        _ iterator: CacheStoreChanges<Key>.Iterator, within seconds: Int
+    ) async -> (returned: Bool, keys: ChangedKeys<Key>?) {
+        let result = Recorder<ChangedKeys<Key>?>()
+        let task = Task {
+            var copy = iterator
+            result.append(await copy.next())
+        }
+        let returned = await eventually(timeout: .seconds(seconds)) { !result.values.isEmpty }
+        if !returned { task.cancel() }
+        await task.value
+        return (returned, result.values.first ?? nil)
+    }
+
+    // MARK: The changes of a released scoped store
+
+    /// "Iteration ends when the task is cancelled or the store is released": a scoped store's
+    /// `changes` iterator, once the scoped store is released (its root kept), returns `nil`.
+    @Test func aReleasedScopedStoresChangesIteratorEnds() async {
+        let root = Store<Key, Action, Void>(initialValues: [.a: 1], actionHandler: .none, dependency: ())
+        var scoped: Store<Key, Never, Void>? = root.scope(
+            keyTransformation: (from: { $0 == .a ? .a : nil }, to: { $0 == .a ? .a : nil }),
+            actionHandler: StoreActionHandler<Key, Never, Void>.none)
+        let iterator = scoped!.changes.makeAsyncIterator()
+        scoped = nil
+        let (returned, keys) = await Self.nextReturns(iterator, within: 3)
+        #expect(returned, "next() on the changes of a released scoped store still waits")
+        #expect(keys == nil)
+        withExtendedLifetime(root) {}
+    }
+
+    /// The same with a scope of a cache (`CacheStore.scope`): released, its iterator ends.
+    @Test func aReleasedCacheScopesChangesIteratorEnds() async {
+        let root = CacheStore<Key>(initialValues: [.a: 1])
+        var scope: CacheStore<Key>? = root.scope(keys: [.a])
+        let iterator = scope!.changes.makeAsyncIterator()
+        scope = nil
+        let (returned, keys) = await Self.nextReturns(iterator, within: 3)
+        #expect(returned, "next() on the changes of a released scope still waits")
+        #expect(keys == nil)
+        withExtendedLifetime(root) {}
+    }
+
+    // MARK: An effect used twice
+
+    /// A concatenation of one effect twice runs it twice: the second step starts once the first
+    /// has ended and its action was handled, so it replaces nothing (in a store).
+    @Test func aConcatenationOfOneEffectTwiceDeliversTwice() async {
+        let received = Recorder<Action>()
+        let once = ActionEffect<Action> { .done(1) }
+        let store = Store<Key, Action, Void>(
+            initialValues: [:],
+            actionHandler: StoreActionHandler { _, action, _ in
+                received.append(action)
+                return action == .start ? .concatenate(once, once) : .none
+            },
+            dependency: ())
+        store.handle(action: .start)
+        #expect(await eventually(timeout: .seconds(10)) { received.values.count >= 3 })
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(received.values == [.start, .done(1), .done(1)])
+    }
+
+    /// One effect mapped twice, into a concatenation: both mapped copies keep the effect's identity,
+    /// and run one after the other, each delivering.
+    @Test func aConcatenationOfOneEffectMappedTwiceDeliversBoth() async {
+        let received = Recorder<Action>()
+        let base = ActionEffect<Int> { 1 }
+        let store = Store<Key, Action, Void>(
+            initialValues: [:],
+            actionHandler: StoreActionHandler { _, action, _ in
+                received.append(action)
+                guard action == .startMapped else { return .none }
+                return .concatenate(base.map { .done($0) }, base.map { .done($0 + 1) })
+            },
+            dependency: ())
+        store.handle(action: .startMapped)
+        #expect(await eventually(timeout: .seconds(10)) { received.values.count >= 3 })
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(received.values == [.startMapped, .done(1), .done(2)])
+    }
+}
