@@ -41,4 +41,50 @@ import Testing
         }
         #expect(failures.map(\.message) == [])
     }
+
+    enum SearchID: Hashable { case run, debounce }
+
+    enum SearchAction: Equatable, Sendable {
+        case typed
+        case searchNow
+        case results
+    }
+
+    /// A search debounced while typing, and a button that searches now: the same search, under the
+    /// same id, as a feature writes it.
+    static func searchHandler<C: Clock<Duration> & Sendable>(
+        _: C.Type
+    ) -> StoreActionHandler<LoadKey, SearchAction, C> {
+        StoreActionHandler { state, action, clock in
+            let search = ActionEffect<SearchAction>(id: SearchID.run) { .results }
+            switch action {
+            case .typed:
+                return search.debounce(id: SearchID.debounce, for: .milliseconds(300), clock: clock)
+            case .searchNow:
+                return search
+            case .results:
+                state.update(.page, as: Int.self) { $0 = ($0 ?? 0) + 1 }
+            }
+            return .none
+        }
+    }
+
+    /// In a store, a search started now while a debounced one waits both run: the debounced search
+    /// starts only once its wait is over, long after the one started now has delivered (see
+    /// `Review8AttackTests.aSearchStartedNowLeavesTheDebouncedOneToRunLater`). The test store must
+    /// queue both; it drops the waiting one, so a test receiving one result passes where the app
+    /// handles two.
+    @Test func aSearchStartedNowLeavesTheDebouncedOneQueued() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.searchHandler(TestClock.self), dependency: clock)
+            store.send(.typed)
+            store.send(.searchNow)
+            #expect(store.queuedEffectIDs.count == 2, "queued: \(store.queuedEffectIDs)")
+            await store.receive(.results, after: .milliseconds(300), on: clock) { $0.set(value: 1, forKey: .page) }
+            await store.receive(.results) { $0.set(value: 2, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
 }
