@@ -58,6 +58,20 @@ import Testing
         withExtendedLifetime(root) {}
     }
 
+    /// "Iteration ends when the task is cancelled or the store is released": a store's `changes`
+    /// sequence kept (a task's loop over `let changes = store.changes` keeps it), its store released,
+    /// its iterator's `next()` returns `nil`.
+    @Test func aStoresChangesIteratorEndsWhenTheStoreIsReleasedWhileItsSequenceIsKept() async {
+        var store: Store<Key, Action, Void>? = Store(initialValues: [.a: 1], actionHandler: .none, dependency: ())
+        let changes = store!.changes
+        let iterator = changes.makeAsyncIterator()
+        store = nil
+        let (returned, keys) = await Self.nextReturns(iterator, within: 3)
+        #expect(returned, "next() on the changes of a released store still waits")
+        #expect(keys == nil)
+        withExtendedLifetime(changes) {}
+    }
+
     // MARK: An effect used twice
 
     /// A concatenation of one effect twice runs it twice: the second step starts once the first
