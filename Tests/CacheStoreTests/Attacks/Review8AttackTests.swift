@@ -72,6 +72,26 @@ import Testing
         withExtendedLifetime(changes) {}
     }
 
+    // MARK: A handler that replaces its state
+
+    /// A handler writes a key, then assigns its state a scope of itself (a live view, read after
+    /// the handler returns): the state becomes what the scope holds, the write included. Keys left
+    /// out of the scope are removed.
+    @Test func aStateReplacedByAScopeOfItselfKeepsTheHandlersWrite() {
+        let store = Store<Key, Action, Void>(
+            initialValues: [.a: 1, .b: 2],
+            actionHandler: StoreActionHandler { state, action, _ in
+                guard action == .start else { return .none }
+                state.set(value: 10, forKey: .a)
+                state = state.scope(keys: [.a])
+                return .none
+            },
+            dependency: ())
+        store.handle(action: .start)
+        #expect(store.get(.a, as: Int.self) == 10)
+        #expect(!store.contains(.b))
+    }
+
     // MARK: An effect used twice
 
     /// A concatenation of one effect twice runs it twice: the second step starts once the first
