@@ -1,4 +1,5 @@
 import CacheStoreTesting
+import Foundation
 import Testing
 
 /// Review 8's attacks on the test store: does it queue what a store would run?
@@ -86,5 +87,26 @@ import Testing
             await store.receive(.results) { $0.set(value: 2, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
+    }
+
+    /// A store whose actions are handled on the main actor: "its handler, its observers' `onChange`
+    /// and its debug output all run on the main thread". A test store over it, sent an action from a
+    /// test off the main actor, must keep that promise; its handler ran on the test's own thread.
+    @Test func aTestStoreOverAMainActorStoreRunsItsHandlerOnTheMainThread() async {
+        let threads = LockedList<Bool>()
+        let store = Store<LoadKey, Action, Void>(
+            initialValues: [:],
+            actionHandler: StoreActionHandler { _, _, _ in
+                threads.append(Thread.isMainThread)
+                return .none
+            },
+            dependency: (),
+            isolation: .mainActor)
+        let failures = await captureFailures {
+            let testStore = TestStore(store: store)
+            testStore.send(.stepped)
+        }
+        #expect(failures.map(\.message) == [])
+        #expect(threads.values == [true], "the handler ran off the main thread")
     }
 }
