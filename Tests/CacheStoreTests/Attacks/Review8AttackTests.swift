@@ -1,5 +1,6 @@
 import CacheStore
 import Foundation
+import Observation
 import Testing
 
 /// Review 8's attacks: the `changes` iterator of a released scope, and effects started again (an
@@ -70,6 +71,37 @@ import Testing
         #expect(returned, "next() on the changes of a released store still waits")
         #expect(keys == nil)
         withExtendedLifetime(changes) {}
+    }
+
+    // MARK: A scope released by its own observer
+
+    /// A scoped store whose only holder is its own observer's `onChange`, which lets it go: the
+    /// release (unlinking its subject from the key being written) runs inside the write's
+    /// publication. Neither deadlocks nor crashes, and the key's other observer is told.
+    @Test func aScopedStoreReleasedByItsOwnObserverWhileTheKeyIsWritten() async {
+        let root = Store<Key, Action, Void>(
+            initialValues: [.a: 1],
+            actionHandler: StoreActionHandler { state, action, _ in
+                if case .done(let value) = action { state.set(value: value, forKey: .a) }
+                return .none
+            },
+            dependency: ())
+        let holder = AttackBox<Store<Key, Never, Void>?>(
+            root.scope(
+                keyTransformation: (from: { $0 == .a ? .a : nil }, to: { $0 == .a ? .a : nil }),
+                actionHandler: StoreActionHandler<Key, Never, Void>.none))
+        weak let released = holder.value
+        let otherToldOf = Recorder<Void>()
+        withObservationTracking({ _ = holder.value?.get(.a, as: Int.self) }, onChange: { holder.value = nil })
+        withObservationTracking({ _ = root.get(.a, as: Int.self) }, onChange: { otherToldOf.append(()) })
+        let finished = await expectFinishes("a write whose observer releases its scoped store") {
+            root.handle(action: .done(2))
+            root.handle(action: .done(3))
+        }
+        guard finished else { return }
+        #expect(released == nil)
+        #expect(otherToldOf.values.count == 1)
+        #expect(root.get(.a, as: Int.self) == 3)
     }
 
     // MARK: A handler that replaces its state
