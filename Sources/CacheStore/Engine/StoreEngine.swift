@@ -252,8 +252,11 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
                 spare = (consume handlerState, consume transaction)
             }
         } else {
+            // Read before the discard: the new state may be a view over this transaction (a scope of
+            // the handler's own state, assigned to it), which reads the handler's writes through it.
+            let values = handlerState.allValues
             transaction.discard()
-            changes = replaceState(with: handlerState.allValues)
+            changes = replaceState(with: values)
         }
         if isLogged { reportToDebugLog(action: action, changes: changes) }
         return (changes, effect)
