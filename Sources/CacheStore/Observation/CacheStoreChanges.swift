@@ -33,7 +33,9 @@ public struct CacheStoreChanges<Key: Hashable & SendableMetatype>: AsyncSequence
     /// ``ChangedKeys/everyKey``.
     public static var pendingKeyLimit: Int { 1_024 }
 
-    let core: any StorageCore<Key>
+    /// The store's storage, held weakly: a sequence kept (a loop's `let changes = store.changes`)
+    /// must not keep a released store's storage, whose release ends every iteration over it.
+    weak var core: (any StorageCore<Key>)?
 
     /// Starts listening for changes.
     ///
@@ -89,8 +91,13 @@ final class ChangeBuffer<Key: Hashable & SendableMetatype>: Finishing, @unchecke
     private var isFinished = false
     private var subscription: Subscription?
 
-    init(core: any StorageCore<Key>, limit: Int) {
+    /// A buffer subscribed to `core`'s changes; one already finished when `core` is gone.
+    init(core: (any StorageCore<Key>)?, limit: Int) {
         self.limit = limit
+        guard let core else {
+            isFinished = true
+            return
+        }
         subscription = core.subscribe(
             Subscriber(
                 onChange: { [weak self] keys in self?.receive(keys) },
