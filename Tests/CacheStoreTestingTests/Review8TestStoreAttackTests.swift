@@ -97,7 +97,7 @@ import Testing
         let store = Store<LoadKey, Action, Void>(
             initialValues: [:],
             actionHandler: StoreActionHandler { _, _, _ in
-                threads.append(Thread.isMainThread)
+                threads.append(MainQueueCheck.isCurrent)
                 return .none
             },
             dependency: (),
@@ -108,5 +108,17 @@ import Testing
         }
         #expect(failures.map(\.message) == [])
         #expect(threads.values == [true], "the handler ran off the main thread")
+    }
+}
+
+/// Whether code runs on the main queue, where the main actor runs (on Linux a worker thread may
+/// serve it, so `Thread.isMainThread` is not the test).
+private enum MainQueueCheck {
+    private static let key = DispatchSpecificKey<Bool>()
+    private static let marked: Void = DispatchQueue.main.setSpecific(key: key, value: true)
+
+    static var isCurrent: Bool {
+        marked
+        return DispatchQueue.getSpecific(key: key) == true
     }
 }

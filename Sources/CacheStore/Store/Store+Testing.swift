@@ -1,3 +1,5 @@
+import Dispatch
+
 /// What an expectation closure would do to a store's state, recorded without applying it.
 @usableFromInline
 package enum ExpectedState<Key: Hashable & SendableMetatype> {
@@ -158,7 +160,24 @@ extension Store {
     /// the actions before it.
     @inlinable
     func inTurn<Result>(_ body: () -> Result) -> Result {
-        engine.queue.inTurn(body)
+        if engine.isolation == .mainActor { return inTurnOnMainActor(body) }
+        return engine.queue.inTurn(body)
+    }
+
+    /// Runs `body` in the turn on the main queue, for a store that handles its actions on the main
+    /// actor: a test store's `send` or `receive` from another thread waits there, so that the
+    /// handler runs where the store promises. When the main queue is itself waiting for this thread
+    /// (see ``WaitGraph``), waiting would deadlock: `body` then runs here.
+    @usableFromInline
+    func inTurnOnMainActor<Result>(_ body: () -> Result) -> Result {
+        guard !MainQueue.isCurrent else { return engine.queue.inTurn(body) }
+        let me = ThreadID.current
+        guard WaitGraph.shared.beginWait(me, for: .mainQueue) else { return engine.queue.inTurn(body) }
+        defer { WaitGraph.shared.endWait(me) }
+        return withoutActuallyEscaping(body) { body in
+            let work = UncheckedSendable((engine.queue, body))
+            return DispatchQueue.main.sync { UncheckedSendable(work.value.0.inTurn(work.value.1)) }.value
+        }
     }
 
     /// The value of `key` now, without recording an observation access.
