@@ -13,17 +13,24 @@ struct QueuedEffect<Action>: @unchecked Sendable {
     /// The ids of the concatenations (debounced and throttled effects among them) the effect is part
     /// of, outermost first: cancelling one of them removes it too.
     let groupIDs: [AnyHashable]
+    /// The steps of concatenations the effect is part of, outermost first (see ``ConcatenationStep``).
+    let steps: [ConcatenationStep]
+    /// Whether a wait (a debounce's or a throttle's) runs first in it: in a store, it has not started.
+    let waitsFirst: Bool
     let origin: Origin
     /// Sends any number of actions, and returns the last one, if any.
     private let work: @Sendable (Send<Action>) async -> Action?
 
-    /// An effect that runs `work` under `id`.
+    /// An effect that runs `work` under `id`; one of the parts of concatenations at `steps`, after a
+    /// wait when `waitsFirst`.
     init(
-        id: AnyHashable, groupIDs: [AnyHashable] = [], origin: Origin,
-        work: @escaping @Sendable (Send<Action>) async -> Action?
+        id: AnyHashable, groupIDs: [AnyHashable] = [], steps: [ConcatenationStep] = [], waitsFirst: Bool = false,
+        origin: Origin, work: @escaping @Sendable (Send<Action>) async -> Action?
     ) {
         self.id = id
         self.groupIDs = groupIDs
+        self.steps = steps
+        self.waitsFirst = waitsFirst
         self.origin = origin
         self.work = work
     }

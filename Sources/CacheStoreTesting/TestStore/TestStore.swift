@@ -165,7 +165,10 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// NaN), identity for instances of classes that are not `Equatable`, never equal across types,
     /// and part by part otherwise; a difference of type or identity is named in the message, which
     /// is at most 64 KB.
-    /// The action's effect, if any, is queued (replacing a queued effect with the same id).
+    /// The action's effect, if any, is queued, replacing a queued effect with the same id as a store
+    /// replaces a running one: a later step of a concatenation, or a debounced effect still waiting,
+    /// has not started, so it neither replaces nor is replaced until the effects before it were
+    /// received.
     ///
     /// ```swift
     /// store.send(.fetchPosts) { state in
@@ -209,7 +212,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     ///
     /// - Parameter id: The id the effect was started with.
     public func cancel(id: AnyHashable) {
-        removeQueued { $0.isCancelled(by: id) }
+        removeQueued { queued, _ in queued.isCancelled(by: id) }
         throttles.forget(id)
     }
 
@@ -312,13 +315,15 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// A concatenation's parts are queued in order, each marked as part of it, so that cancelling the
     /// concatenation's id removes them and a new one with that id replaces them; the FIFO queue runs
     /// them one after another. A wait (a debounce's or throttle's) runs first in the part after it.
+    /// Each part also knows its step (see ``ConcatenationStep``): until the steps before it were
+    /// received, it has not started in a store's terms.
     ///
     /// - Parameters:
     ///   - effect: The effect an action returned.
     ///   - origin: That action, and the `send` or `receive` that handled it.
     func enqueue(_ effect: ActionEffect<Action>, origin: QueuedEffect<Action>.Origin) {
         var wait: Wait?
-        enqueue(effect, origin: origin, groupIDs: [], after: &wait)
+        enqueue(effect, origin: origin, groupIDs: [], steps: [], after: &wait)
     }
 
     /// Waits, producing no action; throws when cancelled.
@@ -335,14 +340,14 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
 
     private func enqueue(
         _ effect: ActionEffect<Action>, origin: QueuedEffect<Action>.Origin, groupIDs: [AnyHashable],
-        after wait: inout Wait?
+        steps: [ConcatenationStep], after wait: inout Wait?
     ) {
         func enqueueTask(_ id: AnyHashable, _ work: @escaping @Sendable (Send<Action>) async -> Action?) {
             guard let pending = wait.take() else {
-                return append(QueuedEffect(id: id, groupIDs: groupIDs, origin: origin, work: work))
+                return append(QueuedEffect(id: id, groupIDs: groupIDs, steps: steps, origin: origin, work: work))
             }
             append(
-                QueuedEffect(id: id, groupIDs: groupIDs, origin: origin) { send in
+                QueuedEffect(id: id, groupIDs: groupIDs, steps: steps, waitsFirst: true, origin: origin) { send in
                     (try? await pending()) == nil ? nil : await work(send)
                 })
         }
@@ -352,24 +357,40 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
                 let action = UncheckedSendable(action)
                 enqueueTask(AnonymousEffectID()) { _ in action.value }
             case .cancel(let id):
-                cancel(id: id)
+                // As in a store: what runs under `id` now, and every part of a composition under `id`.
+                removeQueued { queued, all in
+                    (queued.id == id && queued.isRunning(among: all)) || queued.groupIDs.contains(id)
+                }
+                throttles.forget(id)
             case .single(let identity, let operation):
                 enqueueTask(identity.id) { _ in await operation() }
             case .task(let identity, let work):
                 enqueueTask(identity.id, work)
             case .concatenation(let id, let effects):
-                removeQueued { $0.isCancelled(by: id) }
-                for effect in effects { enqueue(effect, origin: origin, groupIDs: groupIDs + [id], after: &wait) }
+                // Replaces the composition under `id` only if it starts now: a later step of another
+                // concatenation starts once the steps before it have ended.
+                let waitsFirst = wait != nil
+                removeQueued { queued, all in
+                    queued.isCancelled(by: id)
+                        && QueuedEffect.startsNow(at: steps, waitingFirst: waitsFirst, among: all)
+                }
+                let concatenation = ConcatenationStep.Concatenation()
+                for (index, effect) in effects.enumerated() {
+                    let step = ConcatenationStep(concatenation: concatenation, index: index)
+                    enqueue(effect, origin: origin, groupIDs: groupIDs + [id], steps: steps + [step], after: &wait)
+                }
             case .delay(let next):
                 wait = chain(wait, next)
             case .decidedAtStart(let decide):
-                if let effect = decide(throttles) { enqueue(effect, origin: origin, groupIDs: groupIDs, after: &wait) }
+                if let effect = decide(throttles) {
+                    enqueue(effect, origin: origin, groupIDs: groupIDs, steps: steps, after: &wait)
+                }
             case .deferred(let id, let next, let effect):
                 // Replaces the throttled effect waiting under `id`, not the one queued to run under it.
                 let waiting = WaitingThrottle(id: id)
-                removeQueued { $0.isCancelled(by: waiting) }
+                removeQueued { queued, _ in queued.isCancelled(by: waiting) }
                 wait = chain(wait, next)
-                enqueue(effect, origin: origin, groupIDs: groupIDs + [waiting, id], after: &wait)
+                enqueue(effect, origin: origin, groupIDs: groupIDs + [waiting, id], steps: steps, after: &wait)
             }
         }
     }
@@ -379,24 +400,32 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         let id: AnyHashable
     }
 
-    /// Queues `effect`, replacing the queued effect with its id, unless that is the id of a
-    /// concatenation it is part of: that names the concatenation, as in a store.
+    /// Queues `effect`, replacing the queued effect with its id as a store would: when both run now
+    /// (see ``QueuedEffect/isRunning(among:)``), unless the id is that of a concatenation `effect` is
+    /// part of, which names the concatenation.
     private func append(_ effect: QueuedEffect<Action>) {
-        let replaces = !effect.groupIDs.contains(effect.id)
-        removeQueued(where: { replaces && $0.id == effect.id }, thenAppending: effect)
+        let mayReplace = !effect.groupIDs.contains(effect.id)
+        removeQueued(
+            where: { queued, all in
+                mayReplace && queued.id == effect.id && effect.isRunning(among: all) && queued.isRunning(among: all)
+            },
+            thenAppending: effect)
     }
 
     /// Removes the queued effects that `isRemoved` picks, then queues `effect`, if given.
+    /// `isRemoved` is given each queued effect and the whole queue as it was before the removal.
     ///
     /// The effects removed are released once the queue's lock is left: an effect holds a user's
     /// closure, action and id, whose `deinit` may call this test store.
     private func removeQueued(
-        where isRemoved: (QueuedEffect<Action>) -> Bool, thenAppending effect: QueuedEffect<Action>? = nil
+        where isRemoved: (QueuedEffect<Action>, [QueuedEffect<Action>]) -> Bool,
+        thenAppending effect: QueuedEffect<Action>? = nil
     ) {
         let removed = queue.withValue { queued in
+            let before = queued
             var removed: [QueuedEffect<Action>] = []
             queued.removeAll { queuedEffect in
-                guard isRemoved(queuedEffect) else { return false }
+                guard isRemoved(queuedEffect, before) else { return false }
                 removed.append(queuedEffect)
                 return true
             }

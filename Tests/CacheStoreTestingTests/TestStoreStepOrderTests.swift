@@ -1,0 +1,101 @@
+import CacheStore
+import CacheStoreTesting
+import Testing
+
+/// A test store queues a composed effect's parts at once, where a store starts a concatenation's
+/// steps one after another: a later step has not started while an earlier one is queued, so it
+/// neither replaces nor is replaced by an effect with its id until then.
+@Suite struct TestStoreStepOrderTests {
+    enum ID: Hashable { case load, chain, search, debounce }
+
+    enum Action: Equatable, Sendable {
+        case chainThenLoad
+        case load
+        case nestedTwice
+        case typed
+        case cancelSearch
+        case loaded(Int)
+    }
+
+    static func handler<C: Clock<Duration> & Sendable>(_: C.Type) -> StoreActionHandler<LoadKey, Action, C> {
+        StoreActionHandler { state, action, clock in
+            switch action {
+            case .chainThenLoad:
+                return .concatenate(ActionEffect { .loaded(1) }, ActionEffect(id: ID.load) { .loaded(2) })
+            case .load:
+                return ActionEffect(id: ID.load) { .loaded(3) }
+            case .nestedTwice:
+                let chain = ActionEffect<Action>.concatenate(
+                    id: ID.chain, ActionEffect { .loaded(1) }, ActionEffect { .loaded(2) })
+                return .concatenate(chain, chain)
+            case .typed:
+                return ActionEffect(id: ID.search) { .loaded(4) }
+                    .debounce(id: ID.debounce, for: .milliseconds(300), clock: clock)
+            case .cancelSearch:
+                return .cancel(id: ID.search)
+            case .loaded(let value):
+                state.set(value: value, forKey: .page)
+            }
+            return .none
+        }
+    }
+
+    /// Once the steps before it were received, a concatenation's later step runs in a store, so a
+    /// new effect with its id replaces it.
+    @Test func aLaterStepIsReplacedOnceTheStepsBeforeItWereReceived() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(TestClock.self), dependency: TestClock())
+            store.send(.chainThenLoad)
+            store.send(.load)
+            #expect(store.queuedEffectIDs.count == 3, "the later step waits: nothing replaces it yet")
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            store.send(.load)
+            #expect(store.queuedEffectIDs == [AnyHashable(ID.load)], "the new .load replaced both")
+            await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// A concatenation with an id, twice in a concatenation: the second starts after the first has
+    /// ended, so it replaces nothing, and all four steps are queued.
+    @Test func aConcatenationTwiceInAConcatenationQueuesBoth() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(TestClock.self), dependency: TestClock())
+            store.send(.nestedTwice)
+            #expect(store.queuedEffectIDs.count == 4)
+            for value in [1, 2, 1, 2] {
+                await store.receive(.loaded(value)) { $0.set(value: value, forKey: .page) }
+            }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// A handler's `.cancel(id:)` cancels what runs under the id: a debounced effect with that id
+    /// still waiting has not started, and stays queued (see the store's test below).
+    @Test func aCancelLeavesADebouncedEffectStillWaitingQueued() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = TestStore(initialValues: [:], actionHandler: Self.handler(TestClock.self), dependency: clock)
+            store.send(.typed)
+            store.send(.cancelSearch)
+            await store.receive(.loaded(4), after: .milliseconds(300), on: clock) { $0.set(value: 4, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// The store the test above stands for: the debounced search, cancelled by its own id while it
+    /// waits, still runs once its wait is over.
+    @Test func aStoresCancelLeavesADebouncedEffectStillWaiting() async {
+        let store = Store(
+            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self), dependency: ContinuousClock())
+        store.handle(action: .typed)
+        store.handle(action: .cancelSearch)
+        let deadline = ContinuousClock.now + .seconds(10)
+        while store.get(.page, as: Int.self) != 4, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(store.get(.page, as: Int.self) == 4)
+    }
+}
