@@ -109,6 +109,42 @@ import Testing
         #expect(failures.map(\.message) == [])
         #expect(threads.values == [true], "the handler ran off the main thread")
     }
+
+    enum ChainAction: Equatable, Sendable {
+        case startLong
+        case chain
+        case longDone
+        case firstDone
+    }
+
+    /// `.startLong` starts an effect under `StepID.step`; `.chain` a concatenation whose second step
+    /// cancels it, once its first step has ended.
+    static let cancelStepHandler = StoreActionHandler<LoadKey, ChainAction, Void> { _, action, _ in
+        switch action {
+        case .startLong:
+            return ActionEffect(id: StepID.step) { .longDone }
+        case .chain:
+            return .concatenate(ActionEffect { .firstDone }, .cancel(id: StepID.step))
+        case .longDone, .firstDone:
+            return .none
+        }
+    }
+
+    /// A concatenation's cancel step runs in a store once the step before it has ended: until then
+    /// the effect it cancels runs, and may deliver (FIFO, it came first). The test store cancels it
+    /// when the concatenation is queued, before its first step has run, so receiving the effect's
+    /// action fails where the app may handle it.
+    @Test func aConcatenationsCancelStepLeavesTheEffectQueuedUntilItsTurn() async {
+        let failures = await captureFailures {
+            let store = TestStore(initialValues: [:], actionHandler: Self.cancelStepHandler, dependency: ())
+            store.send(.startLong)
+            store.send(.chain)
+            #expect(store.queuedEffectIDs.first == AnyHashable(StepID.step), "queued: \(store.queuedEffectIDs)")
+            await store.receive(.longDone)
+            await store.receive(.firstDone)
+        }
+        #expect(failures.map(\.message) == [])
+    }
 }
 
 /// Whether code runs on the main queue, where the main actor runs (on Linux a worker thread may

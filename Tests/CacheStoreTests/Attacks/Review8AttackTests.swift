@@ -177,7 +177,7 @@ import Testing
                 let search = ActionEffect<Action>(id: SearchID.run) { .done(0) }
                 switch action {
                 case .start:
-                    return search.debounce(id: SearchID.debounce, for: .milliseconds(300), clock: ContinuousClock())
+                    return search.debounce(id: SearchID.debounce, for: .milliseconds(800), clock: ContinuousClock())
                 case .searchNow:
                     return search
                 case .startMapped, .done:
