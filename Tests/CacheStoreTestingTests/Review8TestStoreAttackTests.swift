@@ -145,6 +145,22 @@ import Testing
         }
         #expect(failures.map(\.message) == [])
     }
+
+    /// A failure about an effect given no id names it as the library names such an effect everywhere
+    /// else ("an effect without an id", as `queuedEffectIDs` prints it), not by the internal type
+    /// and serial number of its id.
+    @Test func aFailureAboutAnEffectWithoutAnIDDoesNotNameAnInternalType() async {
+        let failures = await captureFailures {
+            let store = TestStore(initialValues: [:], actionHandler: Self.cancelStepHandler, dependency: ())
+            store.send(.chain)
+            await store.receive(.longDone)
+        }
+        #expect(failures.count == 1)
+        for failure in failures {
+            #expect(!failure.message.contains("AnonymousEffectID"), "\(failure.message)")
+            #expect(failure.message.contains("an effect without an id"), "\(failure.message)")
+        }
+    }
 }
 
 /// Whether code runs on the main queue, where the main actor runs (on Linux a worker thread may
