@@ -73,6 +73,35 @@ import Testing
         withExtendedLifetime(changes) {}
     }
 
+    /// Eight tasks loop on copies of one `changes` iterator while a thread writes, half of them are
+    /// cancelled at whatever instant they are in, and then the cache is released: every task ends
+    /// (none waits forever, none is resumed twice), and each change reached at most one task.
+    @Test func copiesOfAChangesIteratorCancelledAndReleasedAtAnyInstantAllEnd() async {
+        let cache = AttackBox<CacheStore<Key>?>(CacheStore(initialValues: [:]))
+        let iterator = cache.value!.changes.makeAsyncIterator()
+        let received = Recorder<Int>()
+        let ended = Recorder<Int>()
+        let tasks = (0..<8).map { index in
+            Task {
+                var copy = iterator
+                while await copy.next() != nil { received.append(index) }
+                ended.append(index)
+            }
+        }
+        await offThePool {
+            for value in 0..<2_000 { cache.value?.set(value: value, forKey: .a) }
+        }
+        for task in tasks.prefix(4) { task.cancel() }
+        await offThePool {
+            for value in 0..<2_000 { cache.value?.set(value: value, forKey: .b) }
+        }
+        cache.value = nil
+        let allEnded = await eventually(timeout: .seconds(20)) { ended.values.count == 8 }
+        #expect(allEnded, "tasks still waiting in next(): \(Set(0..<8).subtracting(ended.values).sorted())")
+        for task in tasks { task.cancel() }
+        #expect(received.values.count <= 4_000)
+    }
+
     // MARK: A scope released by its own observer
 
     /// A scoped store whose only holder is its own observer's `onChange`, which lets it go: the
