@@ -3,10 +3,12 @@ import Foundation
 import Observation
 import Testing
 
-/// Review 8's attacks: the `changes` iterator of a released scope, and effects started again (an
-/// effect made once and used twice, as a concatenation's two steps or mapped twice).
+/// Review 8's attacks: the `changes` iterator of a released store or scope, and its copies cancelled
+/// at any instant; a scope released by its own observer; a handler that replaces its state with a
+/// scope of it; and effects started again (an effect made once and used twice, as a concatenation's
+/// two steps, mapped twice, or debounced and started now under one id).
 @Suite struct Review8AttackTests {
-    enum Key: Hashable, Sendable { case a, b, local }
+    enum Key: Hashable, Sendable { case a, b }
     enum Action: Equatable, Sendable {
         case start
         case startMapped
