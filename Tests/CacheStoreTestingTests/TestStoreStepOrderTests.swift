@@ -14,6 +14,8 @@ import Testing
         case nestedTwice
         case typed
         case cancelSearch
+        case thenCancelLoad
+        case cancelChain
         case loaded(Int)
     }
 
@@ -33,6 +35,10 @@ import Testing
                     .debounce(id: ID.debounce, for: .milliseconds(300), clock: clock)
             case .cancelSearch:
                 return .cancel(id: ID.search)
+            case .thenCancelLoad:
+                return .concatenate(id: ID.chain, ActionEffect { .loaded(5) }, .cancel(id: ID.load))
+            case .cancelChain:
+                return .cancel(id: ID.chain)
             case .loaded(let value):
                 state.set(value: value, forKey: .page)
             }
@@ -97,5 +103,35 @@ import Testing
             try? await Task.sleep(for: .milliseconds(20))
         }
         #expect(store.get(.page, as: Int.self) == 4)
+    }
+
+    /// A concatenation's cancel step cancels once the step before it was received: the effect it
+    /// cancels, started after the concatenation, is then removed.
+    @Test func aCancelStepCancelsOnceTheStepBeforeItWasReceived() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(TestClock.self), dependency: TestClock())
+            store.send(.thenCancelLoad)
+            store.send(.load)
+            #expect(store.queuedEffectIDs.count == 2)
+            await store.receive(.loaded(5)) { $0.set(value: 5, forKey: .page) }
+            #expect(store.queuedEffectIDs.isEmpty, "the cancel step removed .load")
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// A concatenation cancelled before its cancel step's turn takes the step with it: the effect
+    /// the step would have cancelled stays queued.
+    @Test func aCancelledConcatenationsCancelStepNeverRuns() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(TestClock.self), dependency: TestClock())
+            store.send(.thenCancelLoad)
+            store.send(.load)
+            store.send(.cancelChain)
+            #expect(store.queuedEffectIDs == [AnyHashable(ID.load)])
+            await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
     }
 }

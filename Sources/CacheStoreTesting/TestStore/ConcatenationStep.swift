@@ -39,3 +39,12 @@ extension QueuedEffect {
         !waitingFirst && !queued.contains { $0.ends(before: steps) }
     }
 }
+
+/// A concatenation's `.cancel(id:)` step queued behind an earlier step: a store cancels only once
+/// the steps before it have ended, so a test store applies it once their effects were received.
+struct DeferredCancel {
+    let id: AnyHashable
+    /// As ``QueuedEffect/groupIDs``: cancelling one of them drops the cancellation too.
+    let groupIDs: [AnyHashable]
+    let steps: [ConcatenationStep]
+}

@@ -37,9 +37,18 @@ struct QueuedEffect<Action>: @unchecked Sendable {
 
     /// An effect that delivers `action` at once, under `id`: an action effect, or what a multi-action
     /// effect leaves queued.
-    init(id: AnyHashable, groupIDs: [AnyHashable] = [], origin: Origin, delivering action: Action) {
+    init(
+        id: AnyHashable, groupIDs: [AnyHashable] = [], steps: [ConcatenationStep] = [], origin: Origin,
+        delivering action: Action
+    ) {
         let action = UncheckedSendable(action)
-        self.init(id: id, groupIDs: groupIDs, origin: origin, work: { _ in action.value })
+        self.init(id: id, groupIDs: groupIDs, steps: steps, origin: origin, work: { _ in action.value })
+    }
+
+    /// How failures and logs name the effect: "the effect .load", or "an effect without an id" when
+    /// it was given none (its id's type and serial number mean nothing to a test's reader).
+    var name: String {
+        id.base is AnonymousEffectID ? "\(id)" : "the effect \(ValueDump.inline(id.base))"
     }
 
     /// Whether cancelling `id` removes the effect: it runs under `id`, or is part of a concatenation

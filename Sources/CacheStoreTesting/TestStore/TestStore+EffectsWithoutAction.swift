@@ -69,7 +69,7 @@ extension TestStore {
         guard let first = produced.first else { return }
         TestStoreFailure.report(
             """
-            \(EffectExpectation.noAction.summary), but the effect \(ValueDump.inline(effect.id.base)) produced \
+            \(EffectExpectation.noAction.summary), but \(effect.name) produced \
             \(ValueDump.inline(first)).
             Receive the action with receive(_:) instead.
             """,

@@ -44,7 +44,7 @@ extension TestStore {
     func logSkippedReceive(of action: Action, from effect: QueuedEffect<Action>, at location: FailureLocation) {
         logSkipped(
             """
-            Skipped receiving \(ValueDump.inline(action)) from the effect \(ValueDump.inline(effect.id.base)) at \
+            Skipped receiving \(ValueDump.inline(action)) from \(effect.name) at \
             \(location.text).
             """)
     }
@@ -53,7 +53,7 @@ extension TestStore {
     func logSkippedEffectWithoutAction(_ effect: QueuedEffect<Action>, at location: FailureLocation) {
         logSkipped(
             """
-            Skipped the effect \(ValueDump.inline(effect.id.base)), which finished without an action, at \
+            Skipped \(effect.name), which finished without an action, at \
             \(location.text).
             """)
     }
@@ -62,7 +62,7 @@ extension TestStore {
     func logSkippedLeftover(_ effect: QueuedEffect<Action>) {
         logSkipped(
             """
-            Skipped the effect \(ValueDump.inline(effect.id.base)), started by \
+            Skipped \(effect.name), started by \
             \(ValueDump.inline(effect.origin.action)) at \(effect.origin.location.text): still queued when \
             the test store ended.
             """)

@@ -180,17 +180,17 @@ extension TestStore {
         expecting: (inout CacheStore<Key>) throws -> Void,
         skipped: inout [String]
     ) -> Bool {
-        let id = ValueDump.inline(effect.id.base)
+        let id = effect.name
         let exhaustivity = self.exhaustivity
         guard let received = produced.first else {
             guard exhaustivity == .on else {
-                skipped.append("the effect \(id), without an action")
+                skipped.append("\(id), without an action")
                 if exhaustivity.showsSkippedAssertions { logSkippedEffectWithoutAction(effect, at: location) }
                 return false
             }
             TestStoreFailure.report(
                 """
-                Expected to receive \(ValueDump.inline(expected)), but the effect \(id) finished without \
+                Expected to receive \(ValueDump.inline(expected)), but \(id) finished without \
                 producing an action.
                 Make the effect return the action, or remove this receive.
                 """,
@@ -222,7 +222,7 @@ extension TestStore {
         limits.maxCharacters = maxLength / 2
         let fix = "Fix the action passed to receive(_:), or the effect if it sends the wrong action."
         let body = StateChangeReport.cut(
-            ["Received an unexpected action from the effect \(id) (− expected, + received):"]
+            ["Received an unexpected action from \(id) (− expected, + received):"]
                 + ValueDiff(from: expected, to: received, limits: limits).markedLines(),
             toBytes: maxLength - fix.utf8.count - 1)
         TestStoreFailure.report(body + "\n" + fix, at: location)

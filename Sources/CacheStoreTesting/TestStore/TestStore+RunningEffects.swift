@@ -34,6 +34,7 @@ extension TestStore {
                 at: location)
             return nil
         }
+        applyDueCancels()
         if let effect = dequeue() { return effect }
         guard skipped.isEmpty else {
             TestStoreFailure.report(
@@ -61,21 +62,21 @@ extension TestStore {
         for expectation: EffectExpectation,
         at location: FailureLocation
     ) -> [Action]? {
-        let id = ValueDump.inline(effect.id.base)
+        let id = effect.name
         switch outcome {
         case .value(let actions):
             return actions
         case .timedOut:
             TestStoreFailure.report(
                 """
-                \(expectation.summary), but the effect \(id) did not finish within \(effectTimeout).
+                \(expectation.summary), but \(id) did not finish within \(effectTimeout).
                 Make the effect finish (a mock dependency that returns at once), or raise effectTimeout.
                 """,
                 at: location)
         case .cancelled:
             TestStoreFailure.report(
                 """
-                \(expectation.summary), but the wait for the effect \(id) was cancelled.
+                \(expectation.summary), but the wait for \(id) was cancelled.
                 The task awaiting \(expectation.call) was cancelled; the effect was cancelled too.
                 """,
                 at: location)
@@ -85,7 +86,12 @@ extension TestStore {
 
     /// Queues the actions after the first of a multi-action effect first, in order.
     func requeueRest(of produced: [Action], from effect: QueuedEffect<Action>) {
-        requeueFirst(produced.dropFirst().map { QueuedEffect(id: effect.id, origin: effect.origin, delivering: $0) })
+        requeueFirst(
+            produced.dropFirst().map {
+                QueuedEffect(
+                    id: effect.id, groupIDs: effect.groupIDs, steps: effect.steps, origin: effect.origin, delivering: $0
+                )
+            })
     }
 }
 

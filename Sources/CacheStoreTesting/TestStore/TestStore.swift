@@ -83,6 +83,8 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     }
 
     private let queue = LockedValue<[QueuedEffect<Action>]>([])
+    /// Cancellations waiting for the steps before them (see ``DeferredCancel``).
+    private let deferredCancels = LockedValue<[DeferredCancel]>([])
     /// What the test can change: see ``effectTimeout`` and ``skippedAssertionsOutput``.
     @usableFromInline let settings = LockedValue(TestStoreSettings())
     /// ``exhaustivity``, as its ``Exhaustivity/word``: every `send` reads it, and an atomic load costs
@@ -205,15 +207,17 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// #expect(store.queuedEffectIDs == [AnyHashable(CancelID.fetchPosts)])
     /// ```
     public var queuedEffectIDs: [AnyHashable] {
-        queue.withValue { $0.map(\.id) }
+        applyDueCancels()
+        return queue.withValue { $0.map(\.id) }
     }
 
     /// Removes the queued effects with `id`, so they are neither received nor reported as left over.
     ///
     /// - Parameter id: The id the effect was started with.
     public func cancel(id: AnyHashable) {
-        removeQueued { queued, _ in queued.isCancelled(by: id) }
+        removeComposition(id)
         throttles.forget(id)
+        applyDueCancels()
     }
 
     /// Checks that no effect is queued: each one left is reported and removed.
@@ -316,12 +320,14 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// concatenation's id removes them and a new one with that id replaces them; the FIFO queue runs
     /// them one after another. A wait (a debounce's or throttle's) runs first in the part after it.
     /// Each part also knows its step (see ``ConcatenationStep``): until the steps before it were
-    /// received, it has not started in a store's terms.
+    /// received, it has not started in a store's terms, and a cancellation in such a step waits for
+    /// them (see ``DeferredCancel``).
     ///
     /// - Parameters:
     ///   - effect: The effect an action returned.
     ///   - origin: That action, and the `send` or `receive` that handled it.
     func enqueue(_ effect: ActionEffect<Action>, origin: QueuedEffect<Action>.Origin) {
+        applyDueCancels()
         var wait: Wait?
         enqueue(effect, origin: origin, groupIDs: [], steps: [], after: &wait)
     }
@@ -357,11 +363,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
                 let action = UncheckedSendable(action)
                 enqueueTask(AnonymousEffectID()) { _ in action.value }
             case .cancel(let id):
-                // As in a store: what runs under `id` now, and every part of a composition under `id`.
-                removeQueued { queued, all in
-                    (queued.id == id && queued.isRunning(among: all)) || queued.groupIDs.contains(id)
-                }
-                throttles.forget(id)
+                cancelOrDefer(DeferredCancel(id: id, groupIDs: groupIDs, steps: steps))
             case .single(let identity, let operation):
                 enqueueTask(identity.id) { _ in await operation() }
             case .task(let identity, let work):
@@ -370,9 +372,8 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
                 // Replaces the composition under `id` only if it starts now: a later step of another
                 // concatenation starts once the steps before it have ended.
                 let waitsFirst = wait != nil
-                removeQueued { queued, all in
-                    queued.isCancelled(by: id)
-                        && QueuedEffect.startsNow(at: steps, waitingFirst: waitsFirst, among: all)
+                if queue.withValue({ QueuedEffect.startsNow(at: steps, waitingFirst: waitsFirst, among: $0) }) {
+                    removeComposition(id)
                 }
                 let concatenation = ConcatenationStep.Concatenation()
                 for (index, effect) in effects.enumerated() {
@@ -393,6 +394,58 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
                 enqueue(effect, origin: origin, groupIDs: groupIDs + [waiting, id], steps: steps, after: &wait)
             }
         }
+    }
+
+    /// Cancels as a store does, `cancellation.id`'s running effect and every part of a composition
+    /// under it, now, or once the steps before it were received (see ``DeferredCancel``).
+    private func cancelOrDefer(_ cancellation: DeferredCancel) {
+        let isDue = queue.withValue { queued in
+            QueuedEffect.startsNow(at: cancellation.steps, waitingFirst: false, among: queued)
+        }
+        guard isDue else { return deferredCancels.withValue { $0.append(cancellation) } }
+        let id = cancellation.id
+        removeQueued { queued, all in (queued.id == id && queued.isRunning(among: all)) || queued.groupIDs.contains(id)
+        }
+        dropDeferredCancels(of: id)
+        throttles.forget(id)
+        applyDueCancels()
+    }
+
+    /// Removes every queued part of a composition under `id`, and the effects queued under `id`.
+    private func removeComposition(_ id: AnyHashable) {
+        removeQueued { queued, _ in queued.isCancelled(by: id) }
+        dropDeferredCancels(of: id)
+    }
+
+    /// Drops the deferred cancellations of a composition under `id`, released once the lock is left
+    /// (they hold user ids).
+    private func dropDeferredCancels(of id: AnyHashable) {
+        let dropped = deferredCancels.withValue { deferred in
+            let dropped = deferred.filter { $0.groupIDs.contains(id) }
+            if !dropped.isEmpty { deferred.removeAll { $0.groupIDs.contains(id) } }
+            return dropped
+        }
+        withExtendedLifetime(dropped) {}
+    }
+
+    /// Applies the deferred cancellations whose steps before them were received. Called before the
+    /// queue is next used (taken from, read, added to or reported): in a store, a cancellation
+    /// runs once the step before it has ended and its action was handled.
+    func applyDueCancels() {
+        guard !deferredCancels.withValue({ $0.isEmpty }) else { return }
+        let queued = queue.withValue { $0 }
+        let due = deferredCancels.withValue { deferred in
+            var due: [DeferredCancel] = []
+            deferred.removeAll { cancellation in
+                guard QueuedEffect.startsNow(at: cancellation.steps, waitingFirst: false, among: queued) else {
+                    return false
+                }
+                due.append(cancellation)
+                return true
+            }
+            return due
+        }
+        for cancellation in due { cancelOrDefer(cancellation) }
     }
 
     /// Marks the parts of a throttled effect waiting under `id` (see `ActionEffect.Part.deferred`).
@@ -448,6 +501,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// Reports each queued effect at the `send` or `receive` that started it, and empties the queue.
     /// The actions a multi-action effect left queued are one effect.
     private func reportPendingEffects() {
+        applyDueCancels()
         let pending = queue.withValue { queued in
             defer { queued = [] }
             return queued
@@ -462,9 +516,8 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
             }
             TestStoreFailure.report(
                 """
-                Expected no queued effects when the test store ended, but the effect \
-                \(ValueDump.inline(effect.id.base)), started by \(ValueDump.inline(effect.origin.action)), is \
-                still queued.
+                Expected no queued effects when the test store ended, but \(effect.name), started by \
+                \(ValueDump.inline(effect.origin.action)), is still queued.
                 Receive its action with receive(_:), or cancel it with cancel(id:).
                 """,
                 at: effect.origin.location)
