@@ -136,15 +136,17 @@ private func article(_ id: Int, tag: String = "swift", score: Double = 1) -> Art
         #expect(QuickEquality.of(Masked.self) == nil)
     }
 
-    @Test func checksAreMadeAndReadFromManyThreadsAtOnce() {
+    @Test func checksAreMadeAndReadFromManyThreadsAtOnce() async {
         struct Fresh {
             var id: Int
             var names: [String]
         }
         let equal = Recorder<Bool>()
-        DispatchQueue.concurrentPerform(iterations: 8) { index in
-            let make = { Fresh(id: index, names: ["name \(index) of a list long enough"]) }
-            equal.append(isStructurallyEqual([index: make()], [index: make()]))
+        await offThePool {
+            onThreads(8) { index in
+                let make = { Fresh(id: index, names: ["name \(index) of a list long enough"]) }
+                equal.append(isStructurallyEqual([index: make()], [index: make()]))
+            }
         }
         #expect(equal.values == Array(repeating: true, count: 8))
     }

@@ -24,7 +24,7 @@ import Testing
         let incrementsPerThread = 2_000
         let cache = CacheStore<Key>(initialValues: [.count: 0, .name: "Ada"])
         let finished = await expectFinishes("4 threads updating one key while reading the cache", within: 20) {
-            DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            onThreads(threads) { _ in
                 for _ in 0..<incrementsPerThread {
                     cache.update(.count, as: Int.self) { count in
                         _ = cache.get(.name, as: String.self)

@@ -14,7 +14,7 @@ extension CPUHeavySuites {
             let store = Store(initialValues: [:], actionHandler: raceHandler, dependency: deliveries)
             let cancelled = LockedSet()
             await offThePool {
-                DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
+                onThreads(Self.threads) { thread in
                     for cycle in 0..<Self.cyclesPerThread {
                         let id = RaceID(thread: thread, cycle: cycle, token: 0)
                         store.handle(action: .start(id, gate: nil))
@@ -32,7 +32,7 @@ extension CPUHeavySuites {
             let deliveries = LockedSet()
             let store = Store(initialValues: [:], actionHandler: raceHandler, dependency: deliveries)
             await offThePool {
-                DispatchQueue.concurrentPerform(iterations: Self.threads) { thread in
+                onThreads(Self.threads) { thread in
                     for cycle in 0..<Self.cyclesPerThread {
                         let gate = Gate()
                         // The older effect waits for the gate, which opens only once the newer one
