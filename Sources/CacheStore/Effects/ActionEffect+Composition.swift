@@ -90,7 +90,8 @@ extension ActionEffect {
     /// maps a feature's effects this way.
     ///
     /// - Parameter transform: Turns an action of this effect into the new action type. It runs in the
-    ///   effect's task, once for each action.
+    ///   effect's task, once for each action it produces; an immediate action (`ActionEffect(action)`) is
+    ///   turned when the effect is mapped.
     /// - Returns: The mapped effect.
     public func map<NewAction>(_ transform: @escaping @Sendable (Action) -> NewAction) -> ActionEffect<NewAction> {
         let operation: ActionEffect<NewAction>.Operation
