@@ -233,15 +233,25 @@ import Testing
 
     /// A handler whose `.start` runs an effect sending up to a million `.tick`s as fast as it can
     /// (yielding every `yieldingEvery`), each counted in `handled` and written under `.count`.
+    ///
+    /// An effect that does not stop when cancelled stops 1,000 sends after `ended` is set (the test
+    /// sets it once its store is gone): running on to a million, twenty of them held both threads of
+    /// the concurrency pool for minutes under ThreadSanitizer, and every other test's tasks with them.
     static func ticking(
-        counting handled: AttackBox<Int>, yieldingEvery interval: Int, stopsWhenCancelled: Bool
+        counting handled: AttackBox<Int>, yieldingEvery interval: Int, stopsWhenCancelled: Bool,
+        ended: AttackBox<Bool> = AttackBox(false)
     ) -> StoreActionHandler<Key, SendAction, Void> {
         StoreActionHandler { state, action, _ in
             switch action {
             case .start:
                 return .run(id: "ticks") { send in
+                    var sendsLeftAfterEnd = 1_000
                     for tick in 0..<1_000_000 {
                         if stopsWhenCancelled, Task.isCancelled { return }
+                        if ended.value {
+                            sendsLeftAfterEnd -= 1
+                            if sendsLeftAfterEnd == 0 { return }
+                        }
                         send(.tick(tick))
                         if tick.isMultiple(of: interval) { await Task.yield() }
                     }
@@ -258,8 +268,12 @@ import Testing
     /// crashes, and the store is freed.
     @Test func aStoreReleasedFromAnotherThreadWhileItsEffectSends() async {
         let handled = AttackBox(0)
-        let handler = Self.ticking(counting: handled, yieldingEvery: 64, stopsWhenCancelled: false)
         for _ in 0..<20 {
+            // The store's effect ignores cancellation: it sends on, into the released store, until
+            // the round has ended and 1,000 sends more.
+            let ended = AttackBox(false)
+            defer { ended.value = true }
+            let handler = Self.ticking(counting: handled, yieldingEvery: 64, stopsWhenCancelled: false, ended: ended)
             weak var weakStore: Store<Key, SendAction, Void>?
             let box = AttackBox<Store<Key, SendAction, Void>?>(Store(initialValues: [:], actionHandler: handler))
             weakStore = box.value
