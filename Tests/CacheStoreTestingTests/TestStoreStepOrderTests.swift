@@ -98,7 +98,7 @@ import Testing
             initialValues: [:], actionHandler: Self.handler(ContinuousClock.self), dependency: ContinuousClock())
         store.handle(action: .typed)
         store.handle(action: .cancelSearch)
-        let deadline = ContinuousClock.now + .seconds(10)
+        let deadline = ContinuousClock.now + .seconds(60)
         while store.get(.page, as: Int.self) != 4, ContinuousClock.now < deadline {
             try? await Task.sleep(for: .milliseconds(20))
         }

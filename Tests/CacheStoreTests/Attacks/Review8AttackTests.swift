@@ -170,7 +170,7 @@ import Testing
             },
             dependency: ())
         store.handle(action: .start)
-        #expect(await eventually(timeout: .seconds(10)) { received.values.count >= 3 })
+        #expect(await eventually(timeout: .seconds(60)) { received.values.count >= 3 })
         try? await Task.sleep(for: .milliseconds(50))
         #expect(received.values == [.start, .done(1), .done(1)])
     }
@@ -189,7 +189,7 @@ import Testing
             },
             dependency: ())
         store.handle(action: .startMapped)
-        #expect(await eventually(timeout: .seconds(10)) { received.values.count >= 3 })
+        #expect(await eventually(timeout: .seconds(60)) { received.values.count >= 3 })
         try? await Task.sleep(for: .milliseconds(50))
         #expect(received.values == [.startMapped, .done(1), .done(2)])
     }
@@ -218,7 +218,7 @@ import Testing
             dependency: ())
         store.handle(action: .start)
         store.handle(action: .searchNow)
-        #expect(await eventually(timeout: .seconds(10)) { received.values.count >= 4 })
+        #expect(await eventually(timeout: .seconds(60)) { received.values.count >= 4 })
         #expect(received.values == [.start, .searchNow, .done(0), .done(0)])
     }
 }
