@@ -4,21 +4,21 @@ import Observation
 ///
 /// `withObservationTracking` records an access as a subject and a key path. Each observed key gets a
 /// subject of its own, so a change to one key fires only the observers that read that key, and every
-/// subject is recorded under the same stored-property key path, ``keyPath``: the Observation framework
+/// subject is recorded under the same stored-property key path, ``sharedKeyPath``: the Observation framework
 /// then hashes a constant key path, as it does for an `@Observable` class's property, where a key
 /// path per key (`\Observation.[key]`) would hash the key with it on every access and write.
 ///
 /// ```swift
 /// let observation = KeyObservation()    // made on a key's first observed read, under the core's lock
-/// observation.access()                  // each observed read, under the lock
-/// observation.notify()                  // after a write, with no lock held
+/// observation.access(keyPath: core.subjectKeyPath)  // each observed read, under the lock
+/// observation.notify(keyPath: core.subjectKeyPath)  // after a write, with no lock held
 /// ```
 ///
 /// A scope's reads are recorded on subjects of the scope's own (``LinkedKeyObservation``), listed in
 /// the slot of the key they read after the key's own subject: the base class is open for that one
 /// subclass only. The list's links (``next``, ``previous``) are in the base class, so that a slot
-/// holds one reference whoever observes its key: a key's own subject is 56 bytes with them (a 64-byte
-/// malloc block, 48 without), paid once per observed key, where a slot of its own for the first scope's
+/// holds one reference whoever observes its key: a key's own subject is 48 bytes with them (a 64-byte
+/// malloc block; 32 without), paid once per observed key, where a slot of its own for the first scope's
 /// subject cost 8 bytes on every stored key.
 ///
 /// Measured with callgrind (`store-handle-observed-same`, a write whose observer registers again):
@@ -27,23 +27,10 @@ import Observation
 /// makes a subject (two small allocations) instead of building a key path (about 12,000).
 @usableFromInline
 class KeyObservation: Observable, @unchecked Sendable {
+    // The fields a write reads (the reference count, `registrar`, `next`) come first, in the subject's
+    // first 32 bytes; `previous` and `host`, read only to link and unlink it, after them.
+
     @usableFromInline final let registrar = ObservationRegistrar()
-
-    /// The member every access is recorded under; it is never read for its value.
-    @usableFromInline final var changes: Void = ()
-
-    /// The key path of ``changes``, made once: a key path is immutable, so sharing it is safe.
-    @usableFromInline nonisolated(unsafe) static let sharedKeyPath: KeyPath<KeyObservation, Void> =
-        \KeyObservation.changes
-
-    /// ``sharedKeyPath``, held by each subject: reading a `static let` calls `swift_once` each time
-    /// (callgrind: `store-handle-observed-same` 14,257 → 14,229 instructions, `cache-get` 714 → 701).
-    @usableFromInline final let keyPath: KeyPath<KeyObservation, Void>
-
-    /// The address of the core that a scope's subject is linked into (see ``LinkedKeyObservation``);
-    /// `nil` for a key's own subject. An address, neither retained nor released: the scope that owns
-    /// the subject holds its parent, and so that core, until it has unlinked the subject.
-    @usableFromInline final let host: UnsafeMutableRawPointer?
 
     /// The next subject told of the same key's writes: the subjects of a key form one list, which its
     /// slot in the ``RootCore`` starts (see ``RootCore/Slot/subjects``). Guarded by that core's lock.
@@ -56,8 +43,21 @@ class KeyObservation: Observable, @unchecked Sendable {
     /// whose rows all read one shared key was quadratic.)
     @exclusivity(unchecked) @usableFromInline final unowned(unsafe) var previous: KeyObservation?
 
+    /// The address of the core that a scope's subject is linked into (see ``LinkedKeyObservation``);
+    /// `nil` for a key's own subject. An address, neither retained nor released: the scope that owns
+    /// the subject holds its parent, and so that core, until it has unlinked the subject.
+    @usableFromInline final let host: UnsafeMutableRawPointer?
+
+    /// The member every access is recorded under; it is never read for its value.
+    @usableFromInline final var changes: Void = ()
+
+    /// The key path of ``changes``, made once: a key path is immutable, so sharing it is safe. Each
+    /// ``RootCore`` holds it (``RootCore/subjectKeyPath``) and passes it to ``access(keyPath:)`` and
+    /// ``notify(keyPath:)``: reading a `static let` calls `swift_once` each time.
+    @usableFromInline nonisolated(unsafe) static let sharedKeyPath: KeyPath<KeyObservation, Void> =
+        \KeyObservation.changes
+
     @usableFromInline init(host: UnsafeMutableRawPointer? = nil) {
-        keyPath = Self.sharedKeyPath
         self.host = host
     }
 
@@ -74,15 +74,19 @@ class KeyObservation: Observable, @unchecked Sendable {
     }
 
     /// Records a read for the `withObservationTracking` running on this thread, if any.
+    ///
+    /// - Parameter keyPath: ``sharedKeyPath``, as the calling core holds it.
     @inlinable
-    final func access() {
+    final func access(keyPath: KeyPath<KeyObservation, Void>) {
         registrar.access(self, keyPath: keyPath)
     }
 
     /// Tells the observers that the key changed. Call with no lock held: observers run synchronously
     /// and may use the store.
+    ///
+    /// - Parameter keyPath: ``sharedKeyPath``, as the calling core holds it.
     @inlinable
-    final func notify() {
+    final func notify(keyPath: KeyPath<KeyObservation, Void>) {
         registrar.willSet(self, keyPath: keyPath)
         registrar.didSet(self, keyPath: keyPath)
     }

@@ -67,6 +67,10 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     }
 
     @usableFromInline let lock = Lock()
+    /// ``KeyObservation/sharedKeyPath``, which every access and notification of a subject passes: held
+    /// here, in the core a read or write has at hand, not in each subject, so that the fields a write
+    /// reads in a subject fit in its first 32 bytes (see ``KeyObservation``).
+    @usableFromInline let subjectKeyPath: KeyPath<KeyObservation, Void>
     /// Guarded by `lock`, as is every `var` below.
     @exclusivity(unchecked) @usableFromInline var slots: [Key: Slot]
     @exclusivity(unchecked) @usableFromInline var emptySlotCount = 0
@@ -89,6 +93,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     init(values: [Key: Any]) {
         slots = values.isEmpty ? [:] : values.mapValues(Slot.init(value:))
         emptySlotLimit = Self.emptySlotAllowance
+        subjectKeyPath = KeyObservation.sharedKeyPath
     }
 
     deinit {
@@ -135,10 +140,13 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     static func observe(
         _ slot: inout Slot, key: Key, through subject: inout KeyObservation?, core: RootCore, isNewSlot: inout Bool
     ) -> Any? {
+        // The subject first in the slot's list (a row's, when only its scope reads the key) is known
+        // by its identity alone: its `host` and `key`, in its second half, are then not read.
         let isLinkedHere =
             subject.map { given in
-                given.host == Unmanaged.passUnretained(core).toOpaque()
-                    && unsafeDowncast(given, to: LinkedKeyObservation<Key>.self).key == key
+                given === slot.subjects
+                    || (given.host == Unmanaged.passUnretained(core).toOpaque()
+                        && unsafeDowncast(given, to: LinkedKeyObservation<Key>.self).key == key)
             } ?? false
         if !isLinkedHere {
             isNewSlot = slot.subjects == nil && !slot.hasValueInPlace()
@@ -152,7 +160,8 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             }
             subject = made
         }
-        Unmanaged.passUnretained(subject.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.access() }
+        let keyPath = core.subjectKeyPath
+        Unmanaged.passUnretained(subject.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.access(keyPath: keyPath) }
         return slot.value
     }
 
@@ -225,14 +234,14 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     @inlinable
     func readObservingLocked(_ key: Key) -> Any? {
         var isNewSlot = false
-        let value = Self.observe(&slots[key, default: Slot(value: nil)], isNewSlot: &isNewSlot)
+        let value = Self.observe(&slots[key, default: Slot(value: nil)], keyPath: subjectKeyPath, isNewSlot: &isNewSlot)
         if isNewSlot { emptySlotCount += 1 }
         return value
     }
 
     /// Marks `slot` observed, records the access, and returns its value; says whether it was just made.
     @inlinable
-    static func observe(_ slot: inout Slot, isNewSlot: inout Bool) -> Any? {
+    static func observe(_ slot: inout Slot, keyPath: KeyPath<KeyObservation, Void>, isNewSlot: inout Bool) -> Any? {
         if slot.subjects == nil || slot.subjects.unsafelyUnwrapped.host != nil {
             // The key's own subject is made on its first observed read, and listed first.
             isNewSlot = slot.value == nil && slot.subjects == nil
@@ -240,7 +249,9 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         }
         // Unretained: the slot holds the subject, and the lock the slot (callgrind: `cache-get`
         // 701 → 653 instructions, `store-handle-observed-same` 14,229 → 14,181).
-        Unmanaged.passUnretained(slot.subjects.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.access() }
+        Unmanaged.passUnretained(slot.subjects.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
+            $0.access(keyPath: keyPath)
+        }
         return slot.value
     }
 
@@ -273,7 +284,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         defer { lock.unlock() }
         if observing {
             if everyKeyObservation == nil { everyKeyObservation = KeyObservation() }
-            everyKeyObservation.unsafelyUnwrapped.access()
+            everyKeyObservation.unsafelyUnwrapped.access(keyPath: subjectKeyPath)
         }
         return slots.compactMapValues(\.value)
     }
@@ -404,10 +415,10 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     /// types' metadata cost about 4,000 instructions per observed write (callgrind).
     @inlinable
     func publish(_ publication: Publication<Key>) {
-        publication.firstObservation?.notify()
+        publication.firstObservation?.notify(keyPath: subjectKeyPath)
         guard let notes = publication.notes else { return }
-        for observation in notes.observations { observation.notify() }
-        notes.everyKey?.notify()
+        for observation in notes.observations { observation.notify(keyPath: subjectKeyPath) }
+        notes.everyKey?.notify(keyPath: subjectKeyPath)
         guard !notes.listeners.isEmpty else { return }
         let changed = Set(notes.keys)
         for listener in notes.listeners { listener.onChange(changed) }
