@@ -16,12 +16,16 @@
 final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & SendableMetatype>: StorageCore,
     @unchecked Sendable
 {
-    /// The parent's core, with its hot operations.
-    @usableFromInline let parentAccess: CoreAccess<ParentKey>
     /// The transformation's halves, as the user wrote them (taking optionals): called directly, so a
     /// mapping costs one closure call.
     @usableFromInline let toParent: (Key?) -> ParentKey?
     @usableFromInline let fromParent: (ParentKey?) -> Key?
+    /// The subjects that this scope's observed reads of mapped keys are recorded on, linked into the
+    /// slots of the keys they read and unlinked when the scope is released, so that its observers go
+    /// with it. Guarded by ``scopeSubjectsLock``.
+    @exclusivity(unchecked) @usableFromInline var subjects = ScopeSubjects<Key>()
+    /// The parent's core, with its hot operations.
+    @usableFromInline let parentAccess: CoreAccess<ParentKey>
     /// Values of keys that are not mapped, when the scope's default cache seeds some: made with the
     /// scope. Else see ``local``.
     @usableFromInline let seededLocal: RootCore<Key>?
@@ -31,10 +35,6 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     @exclusivity(unchecked) @usableFromInline var madeLocal: RootCore<Key>?
     /// Defaults for mapped keys, read while the parent has no value (never written to the parent).
     @usableFromInline let fallbacks: [Key: Any]
-    /// The subjects that this scope's observed reads of mapped keys are recorded on, linked into the
-    /// slots of the keys they read and unlinked when the scope is released, so that its observers go
-    /// with it. Guarded by ``scopeSubjectsLock``.
-    @exclusivity(unchecked) @usableFromInline var subjects = ScopeSubjects<Key>()
 
     /// The transformation's halves are consumed, as they are by the ``CacheStore`` and ``Store``
     /// functions that make a scope: borrowed, each was retained to be stored here and released by the
