@@ -92,10 +92,14 @@ extension StorageCore {
 /// instructions per row.)
 @usableFromInline
 struct CoreAccess<Key: Hashable & SendableMetatype>: @unchecked Sendable {
-    /// The core the functions below run on.
+    // The fields a read uses, together: a scope's observed read of its parent uses `readThroughFunction`
+    // and `core` (the fields of a ``ScopedCore`` that such a read uses come just before its
+    // `parentAccess`), a store's read `core` and `readFunction`.
+
+    @usableFromInline let readThroughFunction: (AnyObject, Key, _ subject: inout KeyObservation?) -> Any?
+    /// The core the functions run on.
     @usableFromInline let core: any StorageCore<Key>
     @usableFromInline let readFunction: (AnyObject, Key, _ observing: Bool) -> Any?
-    @usableFromInline let readThroughFunction: (AnyObject, Key, _ subject: inout KeyObservation?) -> Any?
     @usableFromInline let unlinkFunction: (AnyObject, KeyObservation) -> Void
     @usableFromInline let writeFunction: (AnyObject, Key, consuming Any?) -> Any?
     @usableFromInline let writeAllFunction: (AnyObject, [Key], inout [Any?]) -> Void
