@@ -154,6 +154,26 @@ func liftedFeature(
         #expect(store.get(.count, as: Int.self) == 6)
     }
 
+    /// A feature state the feature kept holds the app's state alive once its store is gone: the view
+    /// does not retain the app's state while its action runs, so it must take a reference when it
+    /// escapes its action, on either path (kept as it is, or kept and replaced).
+    @Test(arguments: [false, true])
+    func aKeptFeatureStateKeepsTheAppsStateAfterItsStoreIsGone(replacing: Bool) {
+        final class Tracked: Sendable {}
+        let kept = Recorder<CacheStore<LiftedKey>>()
+        weak var tracked: Tracked?
+        do {
+            let value = Tracked()
+            tracked = value
+            // `.other` is no feature key: the feature's replacement leaves it as it is.
+            let store = Store(
+                initialValues: [.count: 1, .other: value], actionHandler: liftedFeature(kept: kept), dependency: 1)
+            store.handle(action: .feature(replacing ? .replace([.value: 5]) : .set(2)))
+        }
+        #expect(tracked != nil)
+        #expect(kept.values[0].get(.value, as: Int.self) == (replacing ? 5 : 2))
+    }
+
     @Test func aLiftedHandlerOverAKeySubsetSeesOnlyThoseKeys() {
         let seen = Recorder<[Key: Int]>()
         let session = StoreActionHandler<Key, Int, Void> { state, value, _ in

@@ -52,6 +52,7 @@ final class ScopedHandlerRun<Key: Hashable & SendableMetatype, ScopedKey: Hashab
         guard scopedState.core === core else {
             Self.replace(core, with: scopedState.allValues)
             // The view is gone unless the feature kept it: it may then be used after the action.
+            core.keepParent()
             state.core.noteScoped()
             return effect
         }
@@ -59,6 +60,7 @@ final class ScopedHandlerRun<Key: Hashable & SendableMetatype, ScopedKey: Hashab
             core.detach()
             if holdsSpare { self.spare = (consume scopedState, consume core) }
         } else {
+            core.keepParent()
             state.core.noteScoped()
         }
         return effect
