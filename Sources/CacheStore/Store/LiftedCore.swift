@@ -78,16 +78,23 @@ final class LiftedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
 
     @inlinable
     func value(for key: Key, observing: Bool) -> Any? {
-        guard let parentKey = parentKey(for: key) else { return nil }
-        return withParent { parent in parent.access.read(parentKey, observing) } ?? nil
+        guard let parentKey = parentKey(for: key), let parent else { return nil }
+        return parent._withUnsafeGuaranteedRef { parent in parent.access.read(parentKey, observing) }
     }
 
     @inlinable
     func write(_ value: consuming Any?, for key: Key) -> Any? {
-        guard let parentKey = parentKey(for: key) else { return nil }
-        // Moved into the closure through a `var`: captured as it is, the value would be copied.
+        guard let parentKey = parentKey(for: key), let parent else { return nil }
+        // Moved into the closure through a `var` (captured as it is, the value was copied), which is
+        // then empty: ended by a consuming switch, not destroyed through `Optional`'s value witness
+        // (callgrind, `lifted-handle` at 1,000 keys: 1,379 → 1,311 instructions).
         var moved = consume value
-        return withParent { parent in parent.access.write(parentKey, moved.take()) } ?? nil
+        let replaced = parent._withUnsafeGuaranteedRef { parent in parent.access.write(parentKey, moved.take()) }
+        switch consume moved {
+        case .some(let value): _ = value
+        case .none: break
+        }
+        return replaced
     }
 
     @usableFromInline
