@@ -174,6 +174,38 @@ func liftedFeature(
         #expect(kept.values[0].get(.value, as: Int.self) == (replacing ? 5 : 2))
     }
 
+    /// A lifted feature's `changes`, kept after its action, ends once the feature's state (which the
+    /// feature did not keep) is released, as a released store's does: making it lets the view escape
+    /// its action. (The view was detached and reused for the next action instead: the sequence then
+    /// subscribed to no state at all, and waited forever; or, with the view attached to another
+    /// store's running action, to that action's state, which the action may free.)
+    @Test func aKeptFeatureStatesChangesEndsOnceTheFeatureStateIsReleased() async {
+        let kept = Recorder<CacheStoreChanges<LiftedKey>>()
+        let feature = StoreActionHandler<LiftedKey, Int, Void> { state, value, _ in
+            kept.append(state.changes)
+            state.set(value: value, forKey: .value)
+            return .none
+        }
+        let store = Store(
+            initialValues: [Key.count: 0],
+            actionHandler: StoreActionHandler<Key, Int, Void>.scope(
+                keyTransformation: liftedKeys, actionHandler: feature, extractAction: { $0 }, embedAction: { $0 },
+                dependencyTransformation: { _ in () }))
+        store.handle(action: 1)
+        let iterator = kept.values[0].makeAsyncIterator()
+        store.handle(action: 2)
+        let ended = Recorder<Bool>()
+        let consumer = Task { [iterator] in
+            var iterator = iterator
+            while await iterator.next() != nil {}
+            ended.append(!Task.isCancelled)
+        }
+        #expect(await eventually(timeout: .seconds(10)) { !ended.values.isEmpty })
+        consumer.cancel()
+        #expect(ended.values == [true])
+        #expect(store.get(.count, as: Int.self) == 2)
+    }
+
     @Test func aLiftedHandlerOverAKeySubsetSeesOnlyThoseKeys() {
         let seen = Recorder<[Key: Int]>()
         let session = StoreActionHandler<Key, Int, Void> { state, value, _ in

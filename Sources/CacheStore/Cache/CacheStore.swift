@@ -247,6 +247,9 @@ public final class CacheStore<Key: Hashable & SendableMetatype>: Observable, @un
     /// }
     /// ```
     public var changes: CacheStoreChanges<Key> {
-        CacheStoreChanges(core: core)
+        // The sequence subscribes to the core when iterated, maybe after the current action: a
+        // handler's state that made one is not reused for the next action, as when it made a scope.
+        core.noteScoped()
+        return CacheStoreChanges(core: core)
     }
 }
