@@ -5,7 +5,9 @@
 /// a plain action allocates nothing, as the store keeps its own handler state. The view is made
 /// without telling the parent's state (``StorageCore/noteScoped()``), so the store can reuse that
 /// too; it is told only when the feature kept its state (strongly, weakly or unowned) or made a
-/// scope of it, exactly as when the parent's own handler does, and such a view is not reused.
+/// scope of it, exactly as when the parent's own handler does, and such a view is not reused: it
+/// takes its reference to the parent's state then (``LiftedCore/keepParent()``), as it holds that
+/// state unretained while the action runs.
 ///
 /// `spareInUse` guards `spare`: a run that sets it (0 to 1) takes the spare and may put it back, and
 /// clears it when it returns; a run that finds it set (two stores running one handler at once, or a
