@@ -161,6 +161,38 @@ import Testing
         #expect(fired.values.count == 8)
     }
 
+    /// Threads reading two keys of one scope for the first time at once: one subject becomes the
+    /// scope's first, with no lock taken, and the others are kept by key (the first's word then says
+    /// so, and reads look them up under the lock). Whichever thread wins, each observer is told of its
+    /// own key's write only; round after round, with fresh scopes, so that the races vary.
+    @Test func observersOfTwoKeysOfOneScopeRegisteredOnManyThreadsAtOnceAreToldOfTheirKeyOnly() async {
+        let parent = CacheStore<Key>(initialValues: [.count: 0, .name: "x"])
+        for round in 1...20 {
+            let scope = parent.scope(keyTransformation: featureKeys)
+            let counterFired = Recorder<Void>()
+            let labelFired = Recorder<Void>()
+            await withTaskGroup(of: Void.self) { group in
+                for thread in 0..<8 {
+                    group.addTask {
+                        if thread.isMultiple(of: 2) {
+                            withObservationTracking(
+                                { _ = scope.get(.counter, as: Int.self) }, onChange: { counterFired.append(()) })
+                        } else {
+                            withObservationTracking(
+                                { _ = scope.get(.label, as: String.self) }, onChange: { labelFired.append(()) })
+                        }
+                    }
+                }
+            }
+            parent.set(value: "y\(round)", forKey: .name)
+            #expect(counterFired.values.isEmpty)
+            #expect(labelFired.values.count == 4)
+            parent.set(value: round, forKey: .count)
+            #expect(counterFired.values.count == 4)
+            #expect(labelFired.values.count == 4)
+        }
+    }
+
     /// Scopes made, observed and released on several threads while another writes their key: each
     /// links and unlinks its subject under the parent's lock; afterwards the key's observers work.
     @Test func scopesMadeObservedAndReleasedOnManyThreadsWhileTheKeyChanges() async {
