@@ -200,7 +200,7 @@ func liftedFeature(
             while await iterator.next() != nil {}
             ended.append(!Task.isCancelled)
         }
-        #expect(await eventually(timeout: .seconds(10)) { !ended.values.isEmpty })
+        #expect(await eventually(timeout: .seconds(60)) { !ended.values.isEmpty })
         consumer.cancel()
         #expect(ended.values == [true])
         #expect(store.get(.count, as: Int.self) == 2)

@@ -62,10 +62,16 @@ enum MemoryProbe {
         guard let pipe = popen(command, "r") else { throw Failure(description: "could not start \(command)") }
         var output = Data()
         var buffer = [UInt8](repeating: 0, count: 4_096)
+        // `read(2)`, not `fread`: ThreadSanitizer treats a thread in `read` as blocked, but one in
+        // `fread` as running, and its periodic reset of the whole process's shadow state waits for
+        // every running thread; while the probe ran (seconds to a minute under the sanitizer), every
+        // thread of the test process stood still, and tests waiting 60 s for an effect failed.
+        let descriptor = fileno(pipe)
         while true {
-            let read = fread(&buffer, 1, buffer.count, pipe)
-            if read == 0 { break }
-            output.append(contentsOf: buffer[..<read])
+            let count = read(descriptor, &buffer, buffer.count)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            output.append(contentsOf: buffer[..<count])
         }
         let status = pclose(pipe)
         let lines = String(decoding: output, as: UTF8.self).split(separator: "\n").map(String.init)
