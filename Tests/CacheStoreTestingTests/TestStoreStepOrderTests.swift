@@ -46,12 +46,16 @@ import Testing
         }
     }
 
+    /// A test store of ``handler(_:)`` on `clock`.
+    static func testStore(clock: TestClock = TestClock()) -> TestStore<LoadKey, Action, TestClock> {
+        TestStore(initialValues: [:], actionHandler: handler(TestClock.self), dependency: clock)
+    }
+
     /// Once the steps before it were received, a concatenation's later step runs in a store, so a
     /// new effect with its id replaces it.
     @Test func aLaterStepIsReplacedOnceTheStepsBeforeItWereReceived() async {
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(TestClock.self), dependency: TestClock())
+            let store = Self.testStore()
             store.send(.chainThenLoad)
             store.send(.load)
             #expect(store.queuedEffectIDs.count == 3, "the later step waits: nothing replaces it yet")
@@ -67,8 +71,7 @@ import Testing
     /// ended, so it replaces nothing, and all four steps are queued.
     @Test func aConcatenationTwiceInAConcatenationQueuesBoth() async {
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(TestClock.self), dependency: TestClock())
+            let store = Self.testStore()
             store.send(.nestedTwice)
             #expect(store.queuedEffectIDs.count == 4)
             for value in [1, 2, 1, 2] {
@@ -83,7 +86,7 @@ import Testing
     @Test func aCancelLeavesADebouncedEffectStillWaitingQueued() async {
         let clock = TestClock()
         let failures = await captureFailures {
-            let store = TestStore(initialValues: [:], actionHandler: Self.handler(TestClock.self), dependency: clock)
+            let store = Self.testStore(clock: clock)
             store.send(.typed)
             store.send(.cancelSearch)
             await store.receive(.loaded(4), after: .milliseconds(300), on: clock) { $0.set(value: 4, forKey: .page) }
@@ -109,8 +112,7 @@ import Testing
     /// cancels, started after the concatenation, is then removed.
     @Test func aCancelStepCancelsOnceTheStepBeforeItWasReceived() async {
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(TestClock.self), dependency: TestClock())
+            let store = Self.testStore()
             store.send(.thenCancelLoad)
             store.send(.load)
             #expect(store.queuedEffectIDs.count == 2)
@@ -124,8 +126,7 @@ import Testing
     /// the step would have cancelled stays queued.
     @Test func aCancelledConcatenationsCancelStepNeverRuns() async {
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(TestClock.self), dependency: TestClock())
+            let store = Self.testStore()
             store.send(.thenCancelLoad)
             store.send(.load)
             store.send(.cancelChain)
