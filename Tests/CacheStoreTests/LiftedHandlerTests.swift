@@ -106,7 +106,9 @@ func liftedFeature(
 
     @Test func theFeaturesEffectsSendTheAppsActions() async {
         let store = Store(initialValues: [.count: 0], actionHandler: liftedFeature(), dependency: 3)
-        store.handle(action: .feature(.setLater(4, id: "later")))
+        // Waits a second before its action: with no wait, it could end before `runningEffectIDs` is read
+        // (a ThreadSanitizer run of CI failed so).
+        store.handle(action: .feature(.setLater(4, id: "later", after: .seconds(1))))
         #expect(store.runningEffectIDs == ["later"])
         #expect(await eventually { store.get(.count, as: Int.self) == 12 })
     }
