@@ -345,7 +345,11 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     }
 
     /// Starts a single effect: its task is made now, or once the turn ends (see ``inIdleTurn(_:)``).
-    @inlinable
+    ///
+    /// Always inlined, as ``singleTask(_:_:in:)`` is: called, each copied the operation it was lent
+    /// where the caller's could have moved (callgrind, `effect-roundtrip`: 10 → 9 retains, 6,622 →
+    /// 6,559 instructions; `store-handle` 943 → 949, `lifted-handle` 1,313 → 1,326).
+    @inlinable @inline(__always)
     func startSingle(
         _ identity: EffectIdentity, _ operation: @escaping @Sendable () async -> Action?, in group: EffectGroup?
     ) {
@@ -366,7 +370,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
     ///
     /// The task does not hold the engine: a released store's state is freed even while an operation
     /// that ignores cancellation runs (see ``EffectRunner/engine(_:)``).
-    @inlinable
+    @inlinable @inline(__always)
     func singleTask(
         _ ticket: EffectRunner.Ticket, _ operation: @escaping @Sendable () async -> Action?, in group: EffectGroup?
     ) -> Task<Void, Never> {
