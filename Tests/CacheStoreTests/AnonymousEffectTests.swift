@@ -50,6 +50,38 @@ import Testing
         #expect(await eventually { store.get(.list, as: [Int].self) == [0] })
     }
 
+    /// Merged with itself, one effect value runs once, as the same id cannot name two running
+    /// effects: its second start replaces its first (the documented rule of ``ActionEffect/merge(_:)-(ActionEffect?...)``).
+    @Test func anEffectMergedWithItselfRunsOnce() async {
+        let gate = Gate()
+        let cancelledRuns = Recorder<Bool>()
+        let anonymous = ActionEffect<EffectAction> {
+            await gate.wait()
+            cancelledRuns.append(Task.isCancelled)
+            return .received(0)
+        }
+        let store = Store<Key, EffectAction, Void>(
+            initialValues: [:],
+            actionHandler: StoreActionHandler { state, action, _ in
+                switch action {
+                case .startForever:
+                    return .merge(anonymous, anonymous)
+                case .received(let value):
+                    state.update(.list, as: [Int].self) { $0 = ($0 ?? []) + [value] }
+                default:
+                    break
+                }
+                return .none
+            })
+        store.handle(action: .startForever)
+        #expect(store.runningEffectIDs == [anonymous.id])
+        gate.open()
+        #expect(await eventually { cancelledRuns.values.count == 2 })
+        #expect(cancelledRuns.values.sorted { !$0 && $1 } == [false, true])
+        #expect(await eventually { store.runningEffectIDs.isEmpty })
+        #expect(store.get(.list, as: [Int].self) == [0])
+    }
+
     /// An effect given the anonymous effect's id runs first; then the anonymous effect starts, for
     /// the first time: it replaces the given one.
     @Test func anAnonymousEffectReplacesAnEffectGivenItsIDBeforeItsFirstStart() async {

@@ -3,6 +3,8 @@ extension ActionEffect {
     ///
     /// Each part keeps its own id: it starts (replacing an effect running under its id), and is
     /// cancelled by ``cancel(id:)`` or ``Store/cancel(id:)``, as if its handler had returned it alone.
+    /// So one effect value given twice runs once, as one id names one running effect: its second
+    /// start replaces its first. To run an operation twice, make two effects.
     /// The merged effect itself runs only as its parts: its own ``id`` names nothing to cancel. To
     /// cancel several effects under one id, give them to ``concatenate(id:_:)-(AnyHashable?,ActionEffect?...)``
     /// or cancel each by its id.
