@@ -36,8 +36,8 @@ import Testing
         let failures = await captureFailures {
             let store = TestStore(initialValues: [:], actionHandler: Self.handler, dependency: ())
             store.send(action)
-            #expect(store.queuedEffectIDs.count == 2, "queued: \(store.queuedEffectIDs)")
             await store.receive(.stepped) { $0.set(value: 1, forKey: .page) }
+            #expect(store.queuedEffectIDs.count == 1, "the second step, started: \(store.queuedEffectIDs)")
             await store.receive(.stepped) { $0.set(value: 2, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
@@ -73,8 +73,9 @@ import Testing
     /// In a store, a search started now while a debounced one waits both run: the debounced search
     /// starts only once its wait is over, long after the one started now has delivered (see
     /// `Review8AttackTests.aSearchStartedNowLeavesTheDebouncedOneToRunLater`). The test store must
-    /// queue both; it drops the waiting one, so a test receiving one result passes where the app
-    /// handles two.
+    /// queue both; it dropped the waiting one, so a test receiving one result passed where the app
+    /// handles two. Received in a store's order: a `receive` that advances no clock runs the search
+    /// started now before a wait on a clock.
     @Test func aSearchStartedNowLeavesTheDebouncedOneQueued() async {
         let clock = TestClock()
         let failures = await captureFailures {
@@ -83,8 +84,8 @@ import Testing
             store.send(.typed)
             store.send(.searchNow)
             #expect(store.queuedEffectIDs.count == 2, "queued: \(store.queuedEffectIDs)")
-            await store.receive(.results, after: .milliseconds(300), on: clock) { $0.set(value: 1, forKey: .page) }
-            await store.receive(.results) { $0.set(value: 2, forKey: .page) }
+            await store.receive(.results) { $0.set(value: 1, forKey: .page) }
+            await store.receive(.results, after: .milliseconds(300), on: clock) { $0.set(value: 2, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
     }

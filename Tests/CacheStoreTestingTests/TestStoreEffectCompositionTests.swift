@@ -44,8 +44,9 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
     @Test func aConcatenatedEffectsPartsAreReceivedInOrder() async {
         let store = makeStore()
         store.send(.concatenate)
-        #expect(store.queuedEffectIDs == [ChainID.first, ChainID.second])
+        #expect(store.queuedEffectIDs == [ChainID.first], "the second step starts once the first has ended")
         await store.receive(.received("first")) { $0.set(value: ["first"], forKey: .items) }
+        #expect(store.queuedEffectIDs == [ChainID.second])
         await store.receive(.received("second")) { $0.set(value: ["first", "second"], forKey: .items) }
     }
 
@@ -59,15 +60,26 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
     @Test func cancellingAPartOfAConcatenationKeepsTheOthers() async {
         let store = makeStore()
         store.send(.concatenate)
+        await store.receive(.received("first")) { $0.set(value: ["first"], forKey: .items) }
+        store.cancel(id: ChainID.second)
+        #expect(store.queuedEffectIDs.isEmpty)
+    }
+
+    /// As in a store, cancelling the id of a step that has not started yet cancels nothing: the step
+    /// starts when its turn comes.
+    @Test func cancellingTheIDOfALaterStepBeforeItStartsCancelsNothing() async {
+        let store = makeStore()
+        store.send(.concatenate)
         store.cancel(id: ChainID.second)
         await store.receive(.received("first")) { $0.set(value: ["first"], forKey: .items) }
+        await store.receive(.received("second")) { $0.set(value: ["first", "second"], forKey: .items) }
     }
 
     @Test func aNewConcatenationWithTheSameIDReplacesTheQueuedOne() async {
         let store = makeStore()
         store.send(.concatenate)
         store.send(.concatenate)
-        #expect(store.queuedEffectIDs == [ChainID.first, ChainID.second])
+        #expect(store.queuedEffectIDs == [ChainID.first], "the first concatenation, replaced, left nothing")
         store.cancel(id: ChainID.chain)
     }
 

@@ -9,52 +9,71 @@ struct QueuedEffect<Action>: @unchecked Sendable {
         let location: FailureLocation
     }
 
+    /// What a queued wait (a debounce's or a throttle's) leads to once it is over.
+    enum Wait {
+        /// A step of its concatenation (or a part of one): once over, the part has ended.
+        case step
+        /// A throttled effect waiting for its turn under `id`: once over, `effect` starts under `id`.
+        case throttled(id: AnyHashable, effect: ActionEffect<Action>)
+    }
+
+    /// The effect's id; for a wait, the id of the concatenation it is a step of, or of the throttled
+    /// effect it waits for.
     let id: AnyHashable
-    /// The ids of the concatenations (debounced and throttled effects among them) the effect is part
-    /// of, outermost first: cancelling one of them removes it too.
-    let groupIDs: [AnyHashable]
-    /// The steps of concatenations the effect is part of, outermost first (see ``ConcatenationStep``).
-    let steps: [ConcatenationStep]
-    /// Whether a wait (a debounce's or a throttle's) runs first in it: in a store, it has not started.
-    let waitsFirst: Bool
+    /// Tells it from every other effect queued by its test store (see ``EffectQueue``).
+    var serial = 0
+    /// The concatenation whose running step it is a part of.
+    let concatenation: RunningConcatenation<Action>?
+    /// What it leads to when it is a wait, which delivers nothing; `nil` for an effect's work.
+    let wait: Wait?
     let origin: Origin
     /// Sends any number of actions, and returns the last one, if any.
     private let work: @Sendable (Send<Action>) async -> Action?
 
-    /// An effect that runs `work` under `id`; one of the parts of concatenations at `steps`, after a
-    /// wait when `waitsFirst`.
+    /// An effect that runs `work` under `id`, as a part of `concatenation`'s running step, if given.
     init(
-        id: AnyHashable, groupIDs: [AnyHashable] = [], steps: [ConcatenationStep] = [], waitsFirst: Bool = false,
-        origin: Origin, work: @escaping @Sendable (Send<Action>) async -> Action?
+        id: AnyHashable, in concatenation: RunningConcatenation<Action>?, origin: Origin,
+        work: @escaping @Sendable (Send<Action>) async -> Action?
     ) {
         self.id = id
-        self.groupIDs = groupIDs
-        self.steps = steps
-        self.waitsFirst = waitsFirst
+        self.concatenation = concatenation
+        self.wait = nil
         self.origin = origin
         self.work = work
     }
 
     /// An effect that delivers `action` at once, under `id`: an action effect, or what a multi-action
     /// effect leaves queued.
-    init(
-        id: AnyHashable, groupIDs: [AnyHashable] = [], steps: [ConcatenationStep] = [], origin: Origin,
-        delivering action: Action
-    ) {
+    init(id: AnyHashable, in concatenation: RunningConcatenation<Action>?, origin: Origin, delivering action: Action) {
         let action = UncheckedSendable(action)
-        self.init(id: id, groupIDs: groupIDs, steps: steps, origin: origin, work: { _ in action.value })
+        self.init(id: id, in: concatenation, origin: origin, work: { _ in action.value })
+    }
+
+    /// A wait on a clock, named `id`, that leads to `wait` once `sleep` returns.
+    init(
+        waiting wait: Wait, named id: AnyHashable, in concatenation: RunningConcatenation<Action>?, origin: Origin,
+        sleep: @escaping @Sendable () async throws -> Void
+    ) {
+        self.id = id
+        self.concatenation = concatenation
+        self.wait = wait
+        self.origin = origin
+        self.work = { _ in
+            try? await sleep()
+            return nil
+        }
+    }
+
+    /// The id of the throttled effect it waits for, if it is such a wait.
+    var throttledID: AnyHashable? {
+        guard case .throttled(let id, _) = wait else { return nil }
+        return id
     }
 
     /// How failures and logs name the effect: "the effect .load", or "an effect without an id" when
     /// it was given none (its id's type and serial number mean nothing to a test's reader).
     var name: String {
         id.base is AnonymousEffectID ? "\(id)" : "the effect \(ValueDump.inline(id.base))"
-    }
-
-    /// Whether cancelling `id` removes the effect: it runs under `id`, or is part of a concatenation
-    /// under `id`.
-    func isCancelled(by id: AnyHashable) -> Bool {
-        self.id == id || groupIDs.contains(id)
     }
 
     /// Runs the effect to completion, and returns every action it produced, in order.

@@ -30,11 +30,11 @@ extension TestStore {
         column: UInt = #column
     ) async {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
-        guard let effect = takeOldestEffect(for: .noAction, blocking: false, at: location),
+        while let effect = takeOldestEffect(for: .noAction, blocking: false, at: location),
             let produced = actions(
-                of: effect, await effect.start().actions(timeout: effectTimeout), for: .noAction, at: location)
-        else { return }
-        expectNoAction(in: produced, from: effect, at: location)
+                of: effect, await effect.start().actions(timeout: effectTimeout), for: .noAction, at: location),
+            !expectNoAction(in: produced, from: effect, at: location)
+        {}
     }
 
     /// The synchronous form of ``runEffectExpectingNoAction(fileID:file:line:column:)-873mk``, for
@@ -55,18 +55,25 @@ extension TestStore {
         column: UInt = #column
     ) {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
-        guard let effect = takeOldestEffect(for: .noAction, blocking: true, at: location),
+        while let effect = takeOldestEffect(for: .noAction, blocking: true, at: location),
             let produced = actions(
                 of: effect, effect.start(onOwnThread: true).actionsBlocking(timeout: effectTimeout),
-                for: .noAction, at: location)
-        else { return }
-        expectNoAction(in: produced, from: effect, at: location)
+                for: .noAction, at: location),
+            !expectNoAction(in: produced, from: effect, at: location)
+        {}
     }
 
     private func expectNoAction(
         in produced: [Action], from effect: QueuedEffect<Action>, at location: FailureLocation
-    ) {
-        guard let first = produced.first else { return }
+    ) -> Bool {
+        // A wait (a debounce's, a throttle's) is not the effect: once it is over, the effect it waited
+        // for is queued first, and runs next.
+        guard effect.wait == nil else {
+            endEffect(effect, waitIsOver: true)
+            return false
+        }
+        defer { endEffect(effect) }
+        guard let first = produced.first else { return true }
         TestStoreFailure.report(
             """
             \(EffectExpectation.noAction.summary), but \(effect.name) produced \
@@ -76,5 +83,6 @@ extension TestStore {
             at: location)
         requeueRest(of: produced, from: effect)
         handleUnchecked(first, at: location)
+        return true
     }
 }

@@ -101,7 +101,8 @@ extension TestStore {
         var skipped: [String] = []
         var clock = clock
         // One effect when exhaustive; a non-exhaustive receive goes on until an effect produces `action`.
-        while let effect = takeOldestEffect(for: expectation, blocking: false, at: location, skipped: skipped),
+        while let effect = takeOldestEffect(
+            for: expectation, blocking: false, advancingClock: clock != nil, at: location, skipped: skipped),
             let produced = actions(
                 of: effect, await run(effect, advancing: clock.take()), for: expectation, at: location),
             !finishReceiving(
@@ -180,6 +181,15 @@ extension TestStore {
         expecting: (inout CacheStore<Key>) throws -> Void,
         skipped: inout [String]
     ) -> Bool {
+        // A wait (a debounce's, a throttle's) delivers nothing: once it is over, what it waited for is
+        // queued first, and the receive goes on with it.
+        guard effect.wait == nil else {
+            endEffect(effect, waitIsOver: true)
+            return false
+        }
+        // Its part ends after its action was handled, as in a store: then its concatenation's next
+        // step starts.
+        defer { endEffect(effect) }
         let id = effect.name
         let exhaustivity = self.exhaustivity
         guard let received = produced.first else {

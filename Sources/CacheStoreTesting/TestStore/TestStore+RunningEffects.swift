@@ -19,10 +19,18 @@ extension TestStore {
     /// Takes the oldest queued effect to run it; reports a failure and returns `nil` when none is queued,
     /// or when a blocking call runs inside a task where effects cannot get a thread of their own.
     ///
-    /// - Parameter skipped: What a non-exhaustive `receive` skipped before, for the message when the
-    ///   queue runs out.
+    /// - Parameters:
+    ///   - expectation: What the caller expects of the effect, for the failure messages.
+    ///   - blocking: Whether the caller blocks its thread until the effect has run.
+    ///   - advancingClock: Whether the caller advances a clock while the effect runs; if not, an effect
+    ///     waiting on a clock is taken only when nothing else is queued (see
+    ///     ``EffectQueue/takeFirst(skippingWaits:)``).
+    ///   - location: Where failures are reported.
+    ///   - skipped: What a non-exhaustive `receive` skipped before, for the message when the queue runs
+    ///     out.
     func takeOldestEffect(
-        for expectation: EffectExpectation, blocking: Bool, at location: FailureLocation, skipped: [String] = []
+        for expectation: EffectExpectation, blocking: Bool, advancingClock: Bool = false, at location: FailureLocation,
+        skipped: [String] = []
     ) -> QueuedEffect<Action>? {
         if blocking, !QueuedEffect<Action>.canRunOnOwnThread, isInsideTask {
             TestStoreFailure.report(
@@ -34,8 +42,7 @@ extension TestStore {
                 at: location)
             return nil
         }
-        applyDueCancels()
-        if let effect = dequeue() { return effect }
+        if let effect = changingQueue({ $0.takeFirst(skippingWaits: !advancingClock) }) { return effect }
         guard skipped.isEmpty else {
             TestStoreFailure.report(
                 """
@@ -55,7 +62,8 @@ extension TestStore {
         return nil
     }
 
-    /// The actions `effect` produced; when the wait gave up instead, reports why and returns `nil`.
+    /// The actions `effect` produced; when the wait gave up instead, ends the effect, reports why and
+    /// returns `nil`.
     func actions(
         of effect: QueuedEffect<Action>,
         _ outcome: WaitOutcome<[Action]>,
@@ -63,35 +71,42 @@ extension TestStore {
         at location: FailureLocation
     ) -> [Action]? {
         let id = effect.name
+        let message: String
         switch outcome {
         case .value(let actions):
             return actions
-        case .timedOut:
-            TestStoreFailure.report(
+        case .timedOut where effect.wait != nil:
+            message = """
+                \(expectation.summary), but \(id) waits on its clock (a debounce or a throttle), which did not \
+                reach the end of the wait within \(effectTimeout).
+                Advance the clock: receive(_:after:on:) advances a TestClock while the effect waits.
                 """
+        case .timedOut:
+            message = """
                 \(expectation.summary), but \(id) did not finish within \(effectTimeout).
                 Make the effect finish (a mock dependency that returns at once), or raise effectTimeout.
-                """,
-                at: location)
-        case .cancelled:
-            TestStoreFailure.report(
                 """
+        case .cancelled:
+            message = """
                 \(expectation.summary), but the wait for \(id) was cancelled.
                 The task awaiting \(expectation.call) was cancelled; the effect was cancelled too.
-                """,
-                at: location)
+                """
         }
+        endEffect(effect)
+        TestStoreFailure.report(message, at: location)
         return nil
     }
 
     /// Queues the actions after the first of a multi-action effect first, in order.
     func requeueRest(of produced: [Action], from effect: QueuedEffect<Action>) {
-        requeueFirst(
-            produced.dropFirst().map {
-                QueuedEffect(
-                    id: effect.id, groupIDs: effect.groupIDs, steps: effect.steps, origin: effect.origin, delivering: $0
-                )
-            })
+        guard produced.count > 1 else { return }
+        changingQueue { $0.requeue(produced.dropFirst(), from: effect) }
+    }
+
+    /// Ends `effect`, taken by ``takeOldestEffect(for:blocking:advancingClock:at:skipped:)`` and run: what follows it
+    /// in its concatenation starts (see ``EffectQueue/finish(_:waitIsOver:)``).
+    func endEffect(_ effect: QueuedEffect<Action>, waitIsOver: Bool = false) {
+        changingQueue { $0.finish(effect, waitIsOver: waitIsOver) }
     }
 }
 

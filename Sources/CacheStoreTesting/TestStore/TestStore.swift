@@ -83,10 +83,8 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     }
 
     /// The effects handlers started, oldest first, each waiting for a `receive` to run it (see
-    /// `TestStore+Queue.swift`).
-    let queue = LockedValue<[QueuedEffect<Action>]>([])
-    /// Cancellations waiting for the steps before them (see ``DeferredCancel``).
-    let deferredCancels = LockedValue<[DeferredCancel]>([])
+    /// ``EffectQueue``).
+    let queue = LockedValue(EffectQueue<Action>(throttles: ThrottleSchedule()))
     /// What the test can change: see ``effectTimeout`` and ``skippedAssertionsOutput``.
     @usableFromInline let settings = LockedValue(TestStoreSettings())
     /// ``exhaustivity``, as its ``Exhaustivity/word``: every `send` reads it, and an atomic load costs
@@ -94,8 +92,6 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     @usableFromInline let exhaustivityWord = AtomicWord(Exhaustivity.on.word)
     /// Runs the expectation closures, reusing one transaction.
     @usableFromInline let expectationRecorder = ExpectationRecorder<Key>()
-    /// When each throttled effect may start, as a store keeps it.
-    let throttles = ThrottleSchedule()
 
     /// Creates a test store around a new store.
     ///
@@ -209,17 +205,14 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// #expect(store.queuedEffectIDs == [AnyHashable(CancelID.fetchPosts)])
     /// ```
     public var queuedEffectIDs: [AnyHashable] {
-        applyDueCancels()
-        return queue.withValue { $0.map(\.id) }
+        queue.withValue { $0.ids }
     }
 
     /// Removes the queued effects with `id`, so they are neither received nor reported as left over.
     ///
     /// - Parameter id: The id the effect was started with.
     public func cancel(id: AnyHashable) {
-        removeComposition(id)
-        throttles.forget(id)
-        applyDueCancels()
+        changingQueue { $0.cancel(id) }
     }
 
     /// Checks that no effect is queued: each one left is reported and removed.
@@ -315,102 +308,28 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         enqueue(effect, origin: QueuedEffect.Origin(action: action, location: location))
     }
 
-    /// Queues each part of `effect` last, replacing a queued effect with the same id as a running store
-    /// would; a cancellation removes the queued effect with its id.
-    ///
-    /// A concatenation's parts are queued in order, each marked as part of it, so that cancelling the
-    /// concatenation's id removes them and a new one with that id replaces them; the FIFO queue runs
-    /// them one after another. A wait (a debounce's or throttle's) runs first in the part after it.
-    /// Each part also knows its step (see ``ConcatenationStep``): until the steps before it were
-    /// received, it has not started in a store's terms, and a cancellation in such a step waits for
-    /// them (see ``DeferredCancel``).
+    /// Starts `effect` in the queue as a store would start it (see ``EffectQueue``).
     ///
     /// - Parameters:
     ///   - effect: The effect an action returned.
     ///   - origin: That action, and the `send` or `receive` that handled it.
     func enqueue(_ effect: ActionEffect<Action>, origin: QueuedEffect<Action>.Origin) {
-        applyDueCancels()
-        var wait: Wait?
-        enqueue(effect, origin: origin, groupIDs: [], steps: [], after: &wait)
+        changingQueue { $0.start(effect, origin: origin) }
     }
 
-    /// Waits, producing no action; throws when cancelled.
-    private typealias Wait = @Sendable () async throws -> Void
-
-    /// `first`, if any, then `next`.
-    private func chain(_ first: Wait?, _ next: @escaping Wait) -> Wait {
-        guard let first else { return next }
-        return {
-            try await first()
-            try await next()
-        }
-    }
-
-    private func enqueue(
-        _ effect: ActionEffect<Action>, origin: QueuedEffect<Action>.Origin, groupIDs: [AnyHashable],
-        steps: [ConcatenationStep], after wait: inout Wait?
-    ) {
-        func enqueueTask(_ id: AnyHashable, _ work: @escaping @Sendable (Send<Action>) async -> Action?) {
-            guard let pending = wait.take() else {
-                return append(QueuedEffect(id: id, groupIDs: groupIDs, steps: steps, origin: origin, work: work))
-            }
-            append(
-                QueuedEffect(id: id, groupIDs: groupIDs, steps: steps, waitsFirst: true, origin: origin) { send in
-                    (try? await pending()) == nil ? nil : await work(send)
-                })
-        }
-        effect.forEachPart { part in
-            switch part {
-            case .action(let action):
-                let action = UncheckedSendable(action)
-                enqueueTask(AnonymousEffectID()) { _ in action.value }
-            case .cancel(let id):
-                cancelOrDefer(DeferredCancel(id: id, groupIDs: groupIDs, steps: steps))
-            case .single(let identity, let operation):
-                enqueueTask(identity.id) { _ in await operation() }
-            case .task(let identity, let work):
-                enqueueTask(identity.id, work)
-            case .concatenation(let id, let effects):
-                // Replaces the composition under `id` only if it starts now: a later step of another
-                // concatenation starts once the steps before it have ended.
-                let waitsFirst = wait != nil
-                if queue.withValue({ QueuedEffect.startsNow(at: steps, waitingFirst: waitsFirst, among: $0) }) {
-                    removeComposition(id)
-                }
-                let concatenation = ConcatenationStep.Concatenation()
-                for (index, effect) in effects.enumerated() {
-                    let step = ConcatenationStep(concatenation: concatenation, index: index)
-                    enqueue(effect, origin: origin, groupIDs: groupIDs + [id], steps: steps + [step], after: &wait)
-                }
-            case .delay(let next):
-                wait = chain(wait, next)
-            case .decidedAtStart(let decide):
-                if let effect = decide(throttles) {
-                    enqueue(effect, origin: origin, groupIDs: groupIDs, steps: steps, after: &wait)
-                }
-            case .deferred(let id, let next, let effect):
-                // Replaces the throttled effect waiting under `id`, not the one queued to run under it.
-                let waiting = WaitingThrottle(id: id)
-                removeQueued { queued, _ in queued.isCancelled(by: waiting) }
-                wait = chain(wait, next)
-                enqueue(effect, origin: origin, groupIDs: groupIDs + [waiting, id], steps: steps, after: &wait)
-            }
-        }
-    }
-
-    /// Marks the parts of a throttled effect waiting under `id` (see `ActionEffect.Part.deferred`).
-    private struct WaitingThrottle: Hashable {
-        let id: AnyHashable
+    /// Runs `body` on the queue under its lock; what it removed is released once the lock is left (a
+    /// user's closures, actions and ids, whose `deinit` may call this test store).
+    @discardableResult
+    func changingQueue<Result>(_ body: (inout EffectQueue<Action>) -> Result) -> Result {
+        let (result, removed) = queue.withValue { queue in (body(&queue), queue.takeRemoved()) }
+        withExtendedLifetime(removed) {}
+        return result
     }
 
     /// Reports each queued effect at the `send` or `receive` that started it, and empties the queue.
     /// The actions a multi-action effect left queued are one effect.
     private func reportPendingEffects() {
-        applyDueCancels()
-        let pending = queue.withValue { queued in
-            defer { queued = [] }
-            return queued
-        }
+        let pending = changingQueue { $0.removeAll() }
         let exhaustivity = self.exhaustivity
         var reported: [QueuedEffect<Action>] = []
         for effect in pending where !reported.contains(where: { $0.isSameEffect(as: effect) }) {

@@ -1,0 +1,266 @@
+import CacheStore
+
+/// The effects a test store holds instead of running them, oldest first: what a store would be
+/// running now, each started when and as a store starts it.
+///
+/// A store starts the parts of a composed effect when their turn comes: a concatenation's step once
+/// every part of the step before it has ended, a debounced effect once its wait is over, a throttled
+/// one when the throttle lets it. Only then does a part replace the effect running under its id,
+/// does a `.cancel(id:)` cancel, is a throttle decided. The queue does the same: it holds the running
+/// step of each concatenation only (see ``RunningConcatenation``), and a wait as an effect of its
+/// own, and starts what comes next once a `receive` has run, or a cancellation removed, what came
+/// before: in its place in the queue, so that a concatenation's steps are received one after another.
+///
+/// ```swift
+/// queue.start(.concatenate(ActionEffect { .saved }, .cancel(id: CancelID.sync)), origin: origin)
+/// queue.ids    // [an effect without an id]: the cancellation waits until `.saved` was received
+/// ```
+///
+/// A value type; its test store guards it with a lock. What it removes (effects and steps: a user's
+/// closures, actions and ids, whose `deinit` may call the test store) is kept for ``takeRemoved()``,
+/// to be released once that lock is left.
+struct EffectQueue<Action> {
+    typealias Origin = QueuedEffect<Action>.Origin
+
+    /// The queued effects, oldest first.
+    private(set) var effects: [QueuedEffect<Action>] = []
+    /// The effect a `receive` took and runs, until ``finish(_:waitIsOver:)``: a cancellation
+    /// meanwhile may cancel a concatenation it is a part of.
+    private var taken: QueuedEffect<Action>?
+    private var lastSerial = 0
+    private var removed: [Any] = []
+    /// When each throttled effect may start: read as a throttled effect starts.
+    let throttles: ThrottleSchedule
+
+    init(throttles: ThrottleSchedule) {
+        self.throttles = throttles
+    }
+
+    /// The ids of the queued effects, oldest first.
+    var ids: [AnyHashable] {
+        effects.map(\.id)
+    }
+
+    /// Where a part starts: as a part of `concatenation`'s running step, if any, queued before the
+    /// effect whose serial is `anchor`, or at the end.
+    private struct Place {
+        var concatenation: RunningConcatenation<Action>?
+        var anchor: Int?
+    }
+
+    // MARK: - Starting
+
+    /// Starts `effect`, which a handler returned for `origin`'s action, as a store would: at the end
+    /// of the queue.
+    mutating func start(_ effect: ActionEffect<Action>, origin: Origin) {
+        start(effect, origin: origin, at: Place(concatenation: nil, anchor: nil))
+    }
+
+    private mutating func start(_ effect: ActionEffect<Action>, origin: Origin, at place: Place) {
+        effect.forEachPart { part in start(part, origin: origin, at: place) }
+    }
+
+    private mutating func start(_ part: ActionEffect<Action>.Part, origin: Origin, at place: Place) {
+        let concatenation = place.concatenation
+        switch part {
+        case .action(let action):
+            let effect = QueuedEffect(id: AnonymousEffectID(), in: concatenation, origin: origin, delivering: action)
+            queue(effect, at: place)
+        case .cancel(let id):
+            cancel(id)
+        case .single(let identity, let operation):
+            startNamed(
+                QueuedEffect(id: identity.id, in: concatenation, origin: origin) { _ in await operation() }, place)
+        case .task(let identity, let work):
+            startNamed(QueuedEffect(id: identity.id, in: concatenation, origin: origin, work: work), place)
+        case .concatenation(let id, let steps):
+            startConcatenation(id, steps[...], origin: origin, at: place)
+        case .delay(let sleep):
+            let name = concatenation?.id ?? AnyHashable(AnonymousEffectID())
+            queue(QueuedEffect(waiting: .step, named: name, in: concatenation, origin: origin, sleep: sleep), at: place)
+        case .decidedAtStart(let decide):
+            if let effect = decide(throttles) { start(effect, origin: origin, at: place) }
+        case .deferred(let id, let sleep, let effect):
+            // Replaces the throttled effect waiting under `id`, not the one running under it.
+            remove(where: { $0.throttledID == id }, cancelling: [])
+            let wait = QueuedEffect<Action>.Wait.throttled(id: id, effect: effect)
+            queue(QueuedEffect(waiting: wait, named: id, in: concatenation, origin: origin, sleep: sleep), at: place)
+        }
+    }
+
+    /// Queues `effect`, replacing the effect running under its id, unless a concatenation it is a
+    /// part of has that id (then the id names that concatenation).
+    private mutating func startNamed(_ effect: QueuedEffect<Action>, _ place: Place) {
+        if place.concatenation?.isInside(effect.id) != true { removeRunning(named: effect.id) }
+        queue(effect, at: place)
+    }
+
+    /// Starts a concatenation of `steps` under `id`, replacing what runs under `id` (unless a
+    /// concatenation it is a part of has that id): its first step now.
+    private mutating func startConcatenation(
+        _ id: AnyHashable, _ steps: ArraySlice<ActionEffect<Action>>, origin: Origin, at place: Place
+    ) {
+        if place.concatenation?.isInside(id) != true { removeRunning(named: id) }
+        let concatenation = RunningConcatenation(id: id, parent: place.concatenation, origin: origin, steps: steps)
+        place.concatenation?.runningParts += 1
+        advance(concatenation, before: place.anchor)
+    }
+
+    private mutating func queue(_ effect: QueuedEffect<Action>, at place: Place) {
+        var effect = effect
+        lastSerial += 1
+        effect.serial = lastSerial
+        place.concatenation?.runningParts += 1
+        guard let anchor = place.anchor, let index = effects.firstIndex(where: { $0.serial == anchor }) else {
+            return effects.append(effect)
+        }
+        effects.insert(effect, at: index)
+    }
+
+    // MARK: - Steps
+
+    /// Starts the next steps of `concatenation` while none of its parts runs, before `anchor`; when
+    /// none is left, it has ended, a part of its parent's step.
+    private mutating func advance(_ concatenation: RunningConcatenation<Action>, before anchor: Int?) {
+        while concatenation.runningParts == 0, !concatenation.isCancelledWithAncestors {
+            guard let step = concatenation.takeNextStep() else {
+                return partEnded(in: concatenation.parent, before: anchor)
+            }
+            // Counted as running while its parts start, as a store's step is: a part replacing another
+            // of the same step does not end the step.
+            concatenation.runningParts += 1
+            start(step, origin: concatenation.origin, at: Place(concatenation: concatenation, anchor: anchor))
+            concatenation.runningParts -= 1
+        }
+    }
+
+    /// A part of `concatenation`'s running step has ended: once none runs, the next step starts.
+    private mutating func partEnded(in concatenation: RunningConcatenation<Action>?, before anchor: Int?) {
+        guard let concatenation, !concatenation.isCancelledWithAncestors else { return }
+        concatenation.runningParts -= 1
+        advance(concatenation, before: anchor)
+    }
+
+    // MARK: - Cancelling
+
+    /// Cancels what runs and waits under `id`, as `.cancel(id:)` and `cancel(id:)` do: the effect, the
+    /// concatenation with every part of it, and the throttled effect waiting under `id`.
+    mutating func cancel(_ id: AnyHashable) {
+        throttles.forget(id)
+        remove(where: { $0.isNamed(id) || $0.throttledID == id }, cancelling: concatenations(named: id))
+    }
+
+    /// Removes what a new effect under `id` replaces: the effect or the concatenation running under it.
+    private mutating func removeRunning(named id: AnyHashable) {
+        remove(where: { $0.isNamed(id) }, cancelling: concatenations(named: id))
+    }
+
+    /// The running concatenations named `id`, found through their queued parts and the taken effect.
+    private func concatenations(named id: AnyHashable) -> [RunningConcatenation<Action>] {
+        var found: [RunningConcatenation<Action>] = []
+        for effect in effects + (taken.map { [$0] } ?? []) {
+            var next = effect.concatenation
+            while let concatenation = next {
+                if concatenation.id == id, !concatenation.isCancelled, !found.contains(where: { $0 === concatenation })
+                {
+                    found.append(concatenation)
+                }
+                next = concatenation.parent
+            }
+        }
+        return found
+    }
+
+    /// Cancels `cancelled` and removes every part of them, and the effects `isRemoved` picks; then
+    /// each concatenation that lost a part of its running step goes on once none is left.
+    private mutating func remove(
+        where isRemoved: (QueuedEffect<Action>) -> Bool, cancelling cancelled: [RunningConcatenation<Action>]
+    ) {
+        for concatenation in cancelled { removed.append(concatenation.cancel()) }
+        var ended: [(concatenation: RunningConcatenation<Action>?, anchor: Int?)] = []
+        var kept: [QueuedEffect<Action>] = []
+        var leaving: [QueuedEffect<Action>] = []
+        for effect in effects {
+            if effect.concatenation?.isCancelledWithAncestors == true || isRemoved(effect) {
+                leaving.append(effect)
+            } else {
+                // The parts removed before it end here: what follows them starts in their place.
+                for left in leaving { ended.append((left.concatenation, effect.serial)) }
+                removed.append(contentsOf: leaving)
+                leaving = []
+                kept.append(effect)
+            }
+        }
+        for left in leaving { ended.append((left.concatenation, nil)) }
+        removed.append(contentsOf: leaving)
+        effects = kept
+        // A cancelled concatenation is a part of its parent's step that has ended.
+        for concatenation in cancelled { ended.append((concatenation.parent, effects.first?.serial)) }
+        for (concatenation, anchor) in ended { partEnded(in: concatenation, before: anchor) }
+    }
+
+    // MARK: - Running
+
+    /// Takes the oldest queued effect, for a `receive` to run; ``finish(_:waitIsOver:)`` ends it.
+    ///
+    /// - Parameter skippingWaits: Take the oldest effect that does not wait on a clock, if any: for a
+    ///   `receive` that does not advance a clock, a wait (a debounce's, a throttle's) is not over
+    ///   before the effects started after it have run.
+    mutating func takeFirst(skippingWaits: Bool) -> QueuedEffect<Action>? {
+        guard !effects.isEmpty else { return nil }
+        let index = skippingWaits ? effects.firstIndex { $0.wait == nil } ?? 0 : 0
+        taken = effects.remove(at: index)
+        return taken
+    }
+
+    /// Queues the actions the taken `effect` produced after the first, first and in order: the rest of
+    /// its part, received one by one.
+    mutating func requeue(_ rest: some Collection<Action>, from effect: QueuedEffect<Action>) {
+        let place = Place(concatenation: effect.concatenation, anchor: effects.first?.serial)
+        for action in rest {
+            queue(
+                QueuedEffect(id: effect.id, in: effect.concatenation, origin: effect.origin, delivering: action),
+                at: place)
+        }
+    }
+
+    /// The taken `effect` has run, and the action it produced, if any, was handled: its part has
+    /// ended, and what follows it starts at the front. A wait that is over starts the throttled
+    /// effect it waited for; one given up on (`waitIsOver` false) ends its concatenation, as nothing
+    /// after it can start.
+    mutating func finish(_ effect: QueuedEffect<Action>, waitIsOver: Bool = false) {
+        taken = nil
+        let front = effects.first?.serial
+        guard effect.wait == nil || waitIsOver else {
+            guard let concatenation = effect.concatenation else { return }
+            return remove(where: { _ in false }, cancelling: [concatenation])
+        }
+        if case .throttled(let id, let throttled)? = effect.wait, effect.concatenation?.isCancelledWithAncestors != true
+        {
+            let place = Place(concatenation: effect.concatenation, anchor: front)
+            startConcatenation(id, [throttled][...], origin: effect.origin, at: place)
+        }
+        partEnded(in: effect.concatenation, before: front)
+    }
+
+    /// Empties the queue; returns what it held.
+    mutating func removeAll() -> [QueuedEffect<Action>] {
+        defer { effects = [] }
+        return effects
+    }
+
+    /// What was removed since the last call, to be released once the caller's lock is left.
+    mutating func takeRemoved() -> [Any] {
+        guard !removed.isEmpty else { return [] }
+        defer { removed = [] }
+        return removed
+    }
+}
+
+extension QueuedEffect {
+    /// Whether it is the effect running under `id` (a wait is named after what it waits for, and is
+    /// reached through that).
+    func isNamed(_ id: AnyHashable) -> Bool {
+        wait == nil && self.id == id
+    }
+}
