@@ -1,0 +1,94 @@
+import CacheStore
+import Foundation
+import Observation
+import Testing
+
+/// Review 9's attacks: lifted feature handlers whose state (or something made from it) outlives the
+/// action, and the stores they run in.
+@Suite struct Review9AttackTests {
+    /// A lifted feature with a key of its own: `.value` is the app's `.count`.
+    static let keys: BiDirectionalTransformation<Key?, LiftedKey?> = (
+        from: { $0 == .count ? .value : nil },
+        to: { $0 == .value ? .count : nil }
+    )
+
+    /// An app store whose handler runs `feature` lifted, and writes `.count` itself on `-value`.
+    static func appStore(
+        _ feature: StoreActionHandler<LiftedKey, Int, Void>
+    ) -> Store<Key, Int, Void> {
+        let app = StoreActionHandler<Key, Int, Void> { state, value, _ in
+            if value < 0 { state.set(value: -value, forKey: .count) }
+            return .none
+        }
+        let lifted = StoreActionHandler<Key, Int, Void>.scope(
+            keyTransformation: keys, actionHandler: feature, extractAction: { $0 >= 0 ? $0 : nil },
+            embedAction: { $0 }, dependencyTransformation: { _ in () })
+        return Store(
+            initialValues: [.count: 0], actionHandler: StoreActionHandler(combining: [app, lifted]), dependency: ())
+    }
+
+    /// Runs `next()` on a copy of `iterator` in a task; returns whether it returned within `seconds`,
+    /// and what. The task is cancelled when it did not return.
+    static func nextReturns<K: Hashable & SendableMetatype>(
+        _ iterator: CacheStoreChanges<K>.Iterator, within seconds: Int
+    ) async -> (returned: Bool, keys: ChangedKeys<K>?) {
+        let result = Recorder<ChangedKeys<K>?>()
+        let task = Task {
+            var copy = iterator
+            result.append(await copy.next())
+        }
+        let returned = await eventually(timeout: .seconds(seconds)) { !result.values.isEmpty }
+        if !returned { task.cancel() }
+        await task.value
+        return (returned, result.values.first ?? nil)
+    }
+
+    // MARK: A lifted feature's changes iterator made during its action
+
+    /// A plain handler's `state.changes` iterator, made during the action, yields the store's later
+    /// changes: the baseline for the lifted case below.
+    @Test func aHandlersChangesIteratorMadeInItsActionYieldsLaterChanges() async {
+        let kept = Recorder<CacheStoreChanges<Key>.Iterator>()
+        let store = Store<Key, Int, Void>(
+            initialValues: [.count: 0],
+            actionHandler: StoreActionHandler { state, value, _ in
+                if value == 0 {
+                    kept.append(state.changes.makeAsyncIterator())
+                } else {
+                    state.set(value: value, forKey: .count)
+                }
+                return .none
+            },
+            dependency: ())
+        store.handle(action: 0)
+        let next = Task { await Self.nextReturns(kept.values[0], within: 60) }
+        try? await Task.sleep(for: .milliseconds(50))
+        store.handle(action: 5)
+        let (returned, keys) = await next.value
+        #expect(returned)
+        #expect(keys?.contains(.count) == true)
+    }
+
+    /// A lifted feature's `state.changes` iterator, made during its action (to iterate in an effect),
+    /// either yields the feature's later changes or ends once the feature's state is released, as a
+    /// released scope's does. It did neither: the iterator subscribed to the parent's state through
+    /// the view, which is released after the action; the parent's subscription then drops every
+    /// change (its `onChange` holds the view weakly) and never ends, as the view has no storage of
+    /// its own whose release would end it.
+    @Test func aLiftedFeaturesChangesIteratorMadeInItsActionYieldsOrEnds() async {
+        let kept = Recorder<CacheStoreChanges<LiftedKey>.Iterator>()
+        let store = Self.appStore(
+            StoreActionHandler { state, value, _ in
+                if value == 0 { kept.append(state.changes.makeAsyncIterator()) }
+                return .none
+            })
+        store.handle(action: 0)
+        let next = Task { await Self.nextReturns(kept.values[0], within: 60) }
+        try? await Task.sleep(for: .milliseconds(50))
+        store.handle(action: -7)
+        let (returned, keys) = await next.value
+        #expect(returned, "next() on a lifted feature's changes neither yields the feature's change nor ends")
+        if let keys { #expect(keys.contains(.value)) }
+        #expect(store.get(.count, as: Int.self) == 7)
+    }
+}
