@@ -1,0 +1,154 @@
+import CacheStore
+import CacheStoreTesting
+import Foundation
+import Testing
+
+/// Review 9's attacks on the test store's queue: what it accepts against what a store does when a
+/// concatenation's later step (or a debounced effect) starts under the id of an effect that runs.
+@Suite struct Review9TestStoreAttackTests {
+    enum ID: Hashable { case load, debounce }
+
+    enum Action: Equatable, Sendable {
+        case chainThenLoad
+        case load
+        case typed
+        case loaded(Int)
+    }
+
+    /// Effects that wait on `gates` first: a store test holds them, a test store's are open.
+    final class Gates: @unchecked Sendable {
+        let first = AsyncGate()
+        let standalone = AsyncGate()
+        let standaloneCancelled = LockedList<Bool>()
+    }
+
+    static func handler<C: Clock<Duration> & Sendable>(_: C.Type, gates: Gates) -> StoreActionHandler<
+        LoadKey, Action, C
+    > {
+        StoreActionHandler { state, action, clock in
+            switch action {
+            case .chainThenLoad:
+                return .concatenate(
+                    ActionEffect {
+                        await gates.first.wait()
+                        return .loaded(1)
+                    },
+                    ActionEffect(id: ID.load) { .loaded(2) })
+            case .load:
+                return ActionEffect(id: ID.load) {
+                    await gates.standalone.wait()
+                    gates.standaloneCancelled.append(Task.isCancelled)
+                    return .loaded(3)
+                }
+            case .typed:
+                return ActionEffect(id: ID.load) { .loaded(4) }
+                    .debounce(id: ID.debounce, for: .milliseconds(300), clock: clock)
+            case .loaded(let value):
+                state.set(value: value, forKey: .page)
+            }
+            return .none
+        }
+    }
+
+    static func openGates() -> Gates {
+        let gates = Gates()
+        gates.first.open()
+        gates.standalone.open()
+        return gates
+    }
+
+    // MARK: A later step that starts under the id of a running effect replaces it
+
+    /// The store: `.load` runs (waiting) while the concatenation's first step runs; once that step
+    /// ended, the second step starts under `.load`'s id and cancels the running `.load`, whose action
+    /// is never handled. So a store never handles `.loaded(1)`, `.loaded(2)` and then `.loaded(3)`.
+    @Test func aStoresLaterStepReplacesTheEffectRunningUnderItsID() async {
+        let gates = Gates()
+        let store = Store(
+            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: gates),
+            dependency: ContinuousClock())
+        store.handle(action: .chainThenLoad)
+        store.handle(action: .load)
+        gates.first.open()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while store.get(.page, as: Int.self) != 2, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(store.get(.page, as: Int.self) == 2)
+        gates.standalone.open()
+        while gates.standaloneCancelled.values.isEmpty, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(gates.standaloneCancelled.values == [true], "the second step replaced the running .load")
+    }
+
+    /// The test store of the same handler: once `.loaded(1)` was received, the second step runs in a
+    /// store's terms and replaces the `.load` effect queued (running) before it, as a new `.load`
+    /// replaces it. It stayed queued: the test store accepted `.loaded(3)` after `.loaded(2)`, an
+    /// order no store produces.
+    @Test func aTestStoresLaterStepReplacesTheEffectQueuedUnderItsIDOnceItStarts() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
+                dependency: ContinuousClock())
+            store.send(.chainThenLoad)
+            store.send(.load)
+            #expect(store.queuedEffectIDs.count == 3)
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            #expect(
+                store.queuedEffectIDs == [AnyHashable(ID.load)],
+                "the second step, started, still sits beside the .load it replaces in a store")
+            store.cancel(id: ID.load)
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// The same with a debounced effect: once its wait is over it starts under `.load`'s id, and a
+    /// `.load` still running (queued) is replaced. The test store received both.
+    @Test func aTestStoresDebouncedEffectReplacesTheEffectQueuedUnderItsIDOnceItStarts() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(TestClock.self, gates: Self.openGates()),
+                dependency: clock)
+            store.send(.typed)
+            store.send(.load)
+            #expect(store.queuedEffectIDs.count == 2)
+            await store.receive(.loaded(4), after: .milliseconds(300), on: clock) { $0.set(value: 4, forKey: .page) }
+            #expect(
+                store.queuedEffectIDs.isEmpty,
+                "the debounced effect, started, still sits beside the .load it replaces in a store")
+            store.cancel(id: ID.load)
+        }
+        #expect(failures.map(\.message) == [])
+    }
+}
+
+/// A gate an effect awaits; open for good once opened.
+final class AsyncGate: @unchecked Sendable {
+    private let lock = NSLock()
+    private var isOpen = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func open() {
+        let waiting = lock.withLock {
+            isOpen = true
+            defer { waiters = [] }
+            return waiters
+        }
+        for waiter in waiting { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { continuation in
+            lock.lock()
+            if isOpen {
+                lock.unlock()
+                continuation.resume()
+            } else {
+                waiters.append(continuation)
+                lock.unlock()
+            }
+        }
+    }
+}
