@@ -12,6 +12,8 @@ import Testing
         case chainThenLoad
         case load
         case typed
+        case thenCancelAndRestart
+        case thenTwoUnderOneID
         case loaded(Int)
     }
 
@@ -43,6 +45,20 @@ import Testing
             case .typed:
                 return ActionEffect(id: ID.load) { .loaded(4) }
                     .debounce(id: ID.debounce, for: .milliseconds(300), clock: clock)
+            case .thenCancelAndRestart:
+                return .concatenate(
+                    ActionEffect { .loaded(1) },
+                    .merge(.cancel(id: ID.load), ActionEffect(id: ID.load) { .loaded(2) }))
+            case .thenTwoUnderOneID:
+                return .concatenate(
+                    ActionEffect { .loaded(1) },
+                    .merge(
+                        ActionEffect(id: ID.load) {
+                            await gates.standalone.wait()
+                            gates.standaloneCancelled.append(Task.isCancelled)
+                            return .loaded(5)
+                        },
+                        ActionEffect(id: ID.load) { .loaded(6) }))
             case .loaded(let value):
                 state.set(value: value, forKey: .page)
             }
@@ -118,6 +134,77 @@ import Testing
             #expect(
                 store.queuedEffectIDs.isEmpty,
                 "the debounced effect, started, still sits beside the .load it replaces in a store")
+            store.cancel(id: ID.load)
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: A later step that cancels an id and starts an effect under it
+
+    /// The store: the second step's parts start in order, the cancellation first, so the effect it
+    /// starts under the cancelled id runs, and its action is handled.
+    @Test func aStoresLaterStepThatCancelsThenStartsUnderOneIDDeliversTheNewEffect() async {
+        let store = Store(
+            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
+            dependency: ContinuousClock())
+        store.handle(action: .thenCancelAndRestart)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while store.get(.page, as: Int.self) != 2, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(store.get(.page, as: Int.self) == 2)
+    }
+
+    /// The test store of the same handler: the step's cancellation waits for the first step (see
+    /// `DeferredCancel`), and is applied after every part of its step was queued, so it removed the
+    /// effect its own step started after it: `receive(.loaded(2))` failed, "no effect is queued",
+    /// where a store handles `.loaded(2)`.
+    @Test func aTestStoresLaterStepThatCancelsThenStartsUnderOneIDKeepsTheNewEffect() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
+                dependency: ContinuousClock())
+            store.send(.thenCancelAndRestart)
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: Two effects under one id in a later step
+
+    /// The store: of two effects under one id that one step starts, the second replaces the first,
+    /// which is cancelled (its action is never handled).
+    @Test func aStoresLaterStepWithTwoEffectsUnderOneIDCancelsTheFirst() async {
+        let gates = Gates()
+        gates.first.open()
+        let store = Store(
+            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: gates),
+            dependency: ContinuousClock())
+        store.handle(action: .thenTwoUnderOneID)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while store.get(.page, as: Int.self) != 6, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(store.get(.page, as: Int.self) == 6)
+        gates.standalone.open()
+        while gates.standaloneCancelled.values.isEmpty, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(gates.standaloneCancelled.values == [true], "the second effect under .load replaced the first")
+    }
+
+    /// The test store of the same handler: the second effect under `.load` is queued while the first
+    /// step is, so it replaces nothing then, and nothing replaces the first once the step runs: the
+    /// test store accepted `.loaded(5)`, which a store never handles.
+    @Test func aTestStoresLaterStepWithTwoEffectsUnderOneIDQueuesTheSecondOnly() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
+                dependency: ContinuousClock())
+            store.send(.thenTwoUnderOneID)
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            #expect(store.queuedEffectIDs == [AnyHashable(ID.load)], "the step's first .load still queued")
             store.cancel(id: ID.load)
         }
         #expect(failures.map(\.message) == [])
