@@ -14,6 +14,7 @@ import Testing
         case typed
         case thenCancelAndRestart
         case thenTwoUnderOneID
+        case cancelLoadLater
         case loaded(Int)
     }
 
@@ -59,6 +60,9 @@ import Testing
                             return .loaded(5)
                         },
                         ActionEffect(id: ID.load) { .loaded(6) }))
+            case .cancelLoadLater:
+                return ActionEffect<Action>.cancel(id: ID.load)
+                    .debounce(id: ID.debounce, for: .seconds(60), clock: clock)
             case .loaded(let value):
                 state.set(value: value, forKey: .page)
             }
@@ -206,6 +210,43 @@ import Testing
             await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
             #expect(store.queuedEffectIDs == [AnyHashable(ID.load)], "the step's first .load still queued")
             store.cancel(id: ID.load)
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: A debounced cancellation
+
+    /// The store: a debounced `.cancel(id:)` cancels once its wait is over; the effect it names runs
+    /// and delivers meanwhile. (The store is released at the end, which ends the wait.)
+    @Test func aStoresDebouncedCancelLeavesTheEffectRunningUntilItsWaitIsOver() async {
+        let gates = Gates()
+        let store = Store(
+            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: gates),
+            dependency: ContinuousClock())
+        store.handle(action: .load)
+        store.handle(action: .cancelLoadLater)
+        gates.standalone.open()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while store.get(.page, as: Int.self) != 3, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(store.get(.page, as: Int.self) == 3)
+        #expect(gates.standaloneCancelled.values == [false])
+    }
+
+    /// The test store of the same handler: the debounced cancellation was applied at once, before its
+    /// wait, and removed `.load`: `receive(.loaded(3))` failed with "no effect is queued", where a
+    /// store handles `.loaded(3)`. (The cancellation's wait is dropped: nothing waits for it.)
+    @Test func aTestStoresDebouncedCancelWaitsForItsWait() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(TestClock.self, gates: Self.openGates()),
+                dependency: clock)
+            store.send(.load)
+            store.send(.cancelLoadLater)
+            await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
+            store.cancel(id: ID.debounce)
         }
         #expect(failures.map(\.message) == [])
     }
