@@ -15,6 +15,7 @@ import Testing
         case thenCancelAndRestart
         case thenTwoUnderOneID
         case cancelLoadLater
+        case cancelThenRestartInSteps
         case loaded(Int)
     }
 
@@ -60,6 +61,9 @@ import Testing
                             return .loaded(5)
                         },
                         ActionEffect(id: ID.load) { .loaded(6) }))
+            case .cancelThenRestartInSteps:
+                return .concatenate(
+                    ActionEffect { .loaded(1) }, .cancel(id: ID.load), ActionEffect(id: ID.load) { .loaded(2) })
             case .cancelLoadLater:
                 return ActionEffect<Action>.cancel(id: ID.load)
                     .debounce(id: ID.debounce, for: .seconds(60), clock: clock)
@@ -173,6 +177,35 @@ import Testing
             await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
+    }
+
+    /// The same with the cancellation and the new effect in steps of their own, a natural way to
+    /// write "stop it, then start it again": the test store removed the third step's effect when
+    /// it applied the second step's cancellation, as nothing of the cancellation's step is queued to
+    /// keep the third step from counting as started.
+    @Test func aTestStoresCancelStepThenAStepUnderTheCancelledIDKeepsTheNewEffect() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
+                dependency: ContinuousClock())
+            store.send(.cancelThenRestartInSteps)
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// Its store: the third step's effect runs after the cancellation, and delivers.
+    @Test func aStoresCancelStepThenAStepUnderTheCancelledIDDeliversTheNewEffect() async {
+        let store = Store(
+            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
+            dependency: ContinuousClock())
+        store.handle(action: .cancelThenRestartInSteps)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while store.get(.page, as: Int.self) != 2, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(store.get(.page, as: Int.self) == 2)
     }
 
     // MARK: Two effects under one id in a later step
