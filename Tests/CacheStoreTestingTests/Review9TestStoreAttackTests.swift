@@ -16,6 +16,8 @@ import Testing
         case thenTwoUnderOneID
         case cancelLoadLater
         case cancelThenRestartInSteps
+        case debouncedPair
+        case cancelLoad
         case loaded(Int)
     }
 
@@ -64,6 +66,11 @@ import Testing
             case .cancelThenRestartInSteps:
                 return .concatenate(
                     ActionEffect { .loaded(1) }, .cancel(id: ID.load), ActionEffect(id: ID.load) { .loaded(2) })
+            case .debouncedPair:
+                return ActionEffect.merge(ActionEffect { .loaded(1) }, ActionEffect(id: ID.load) { .loaded(2) })
+                    .debounce(id: ID.debounce, for: .milliseconds(300), clock: clock)
+            case .cancelLoad:
+                return .cancel(id: ID.load)
             case .cancelLoadLater:
                 return ActionEffect<Action>.cancel(id: ID.load)
                     .debounce(id: ID.debounce, for: .seconds(60), clock: clock)
@@ -280,6 +287,40 @@ import Testing
             store.send(.cancelLoadLater)
             await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
             store.cancel(id: ID.debounce)
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: A debounced merge
+
+    /// The store: both parts of a debounced merge start once the wait is over; a `.cancel(id:)` of
+    /// the second part's id during the wait finds nothing running, and both deliver.
+    @Test func aStoresDebouncedMergeStartsBothPartsAfterTheWait() async {
+        let store = Store(
+            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
+            dependency: ContinuousClock())
+        store.handle(action: .debouncedPair)
+        store.handle(action: .cancelLoad)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while store.get(.page, as: Int.self) != 2, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(store.get(.page, as: Int.self) == 2)
+    }
+
+    /// The test store of the same handler: the wait was given to the merge's first part only (taken
+    /// by it), so the second counted as running at once, and the cancellation removed it:
+    /// `receive(.loaded(2))` failed with "no effect is queued".
+    @Test func aTestStoresDebouncedMergeStartsNeitherPartBeforeTheWait() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(TestClock.self, gates: Self.openGates()),
+                dependency: clock)
+            store.send(.debouncedPair)
+            store.send(.cancelLoad)
+            await store.receive(.loaded(1), after: .milliseconds(300), on: clock) { $0.set(value: 1, forKey: .page) }
+            await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
     }
