@@ -6,7 +6,7 @@ import Testing
 /// Review 9's attacks on the test store's queue: what it accepts against what a store does when a
 /// concatenation's later step (or a debounced effect) starts under the id of an effect that runs.
 @Suite struct Review9TestStoreAttackTests {
-    enum ID: Hashable { case load, debounce }
+    enum ID: Hashable { case load, debounce, throttle }
 
     enum Action: Equatable, Sendable {
         case chainThenLoad
@@ -18,6 +18,8 @@ import Testing
         case cancelThenRestartInSteps
         case debouncedPair
         case cancelLoad
+        case throttled
+        case waitThenThrottled
         case loaded(Int)
     }
 
@@ -71,6 +73,17 @@ import Testing
                     .debounce(id: ID.debounce, for: .milliseconds(300), clock: clock)
             case .cancelLoad:
                 return .cancel(id: ID.load)
+            case .throttled:
+                return ActionEffect(id: ID.load) { .loaded(7) }
+                    .throttle(id: ID.throttle, for: .milliseconds(100), clock: clock, latest: false)
+            case .waitThenThrottled:
+                return .concatenate(
+                    ActionEffect {
+                        try? await clock.sleep(for: .milliseconds(300))
+                        return .loaded(8)
+                    },
+                    ActionEffect(id: ID.load) { .loaded(9) }
+                        .throttle(id: ID.throttle, for: .milliseconds(100), clock: clock, latest: false))
             case .cancelLoadLater:
                 return ActionEffect<Action>.cancel(id: ID.load)
                     .debounce(id: ID.debounce, for: .seconds(60), clock: clock)
@@ -321,6 +334,46 @@ import Testing
             store.send(.cancelLoad)
             await store.receive(.loaded(1), after: .milliseconds(300), on: clock) { $0.set(value: 1, forKey: .page) }
             await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: A throttled later step
+
+    /// The store: a throttled effect in a concatenation's later step is decided when the step starts,
+    /// 300 ms later, when the throttle's last booked start (100 ms, for the second throttled effect)
+    /// and its interval are over: it runs.
+    @Test func aStoresThrottledLaterStepIsDecidedWhenItStarts() async {
+        let store = Store(
+            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
+            dependency: ContinuousClock())
+        store.handle(action: .throttled)
+        store.handle(action: .throttled)
+        store.handle(action: .waitThenThrottled)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while store.get(.page, as: Int.self) != 9, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(store.get(.page, as: Int.self) == 9)
+    }
+
+    /// The test store of the same handler: it decided the later step's throttle when the action was
+    /// sent, before the start booked for the second throttled effect, and dropped it (`latest: false`):
+    /// `receive(.loaded(9))` failed with "no effect is queued", where a store handles `.loaded(9)`
+    /// once the first step's 300 ms are over.
+    @Test func aTestStoresThrottledLaterStepIsDecidedWhenItStarts() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(TestClock.self, gates: Self.openGates()),
+                dependency: clock)
+            store.send(.throttled)
+            await store.receive(.loaded(7)) { $0.set(value: 7, forKey: .page) }
+            store.send(.throttled)
+            store.send(.waitThenThrottled)
+            await store.receive(.loaded(7), after: .milliseconds(100), on: clock)
+            await store.receive(.loaded(8), after: .milliseconds(300), on: clock) { $0.set(value: 8, forKey: .page) }
+            await store.receive(.loaded(9)) { $0.set(value: 9, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
     }
