@@ -20,6 +20,7 @@ import Testing
         case cancelLoad
         case throttled
         case waitThenThrottled
+        case loadThenCancelLoad
         case loaded(Int)
     }
 
@@ -84,6 +85,8 @@ import Testing
                     },
                     ActionEffect(id: ID.load) { .loaded(9) }
                         .throttle(id: ID.throttle, for: .milliseconds(100), clock: clock, latest: false))
+            case .loadThenCancelLoad:
+                return .concatenate(ActionEffect { .load }, .cancel(id: ID.load))
             case .cancelLoadLater:
                 return ActionEffect<Action>.cancel(id: ID.load)
                     .debounce(id: ID.debounce, for: .seconds(60), clock: clock)
@@ -374,6 +377,51 @@ import Testing
             await store.receive(.loaded(7), after: .milliseconds(100), on: clock)
             await store.receive(.loaded(8), after: .milliseconds(300), on: clock) { $0.set(value: 8, forKey: .page) }
             await store.receive(.loaded(9)) { $0.set(value: 9, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: A cancel step after a step whose action starts what it cancels
+
+    /// The store: the first step's action, `.load`, is handled (starting the `.load` effect) before
+    /// the first step ends; then the second step cancels `.load`, the effect just started.
+    @Test func aStoresCancelStepCancelsWhatTheStepBeforeItsActionStarted() async {
+        let gates = Gates()
+        let handled = LockedList<Action>()
+        let base = Self.handler(ContinuousClock.self, gates: gates)
+        let recording = StoreActionHandler<LoadKey, Action, ContinuousClock> { state, action, clock in
+            handled.append(action)
+            return base.handle(store: &state, action: action, dependency: clock)
+        }
+        let store = Store(initialValues: [:], actionHandler: recording, dependency: ContinuousClock())
+        store.handle(action: .loadThenCancelLoad)
+        let deadline = ContinuousClock.now + .seconds(60)
+        // The `.load` effect waits on its gate: it leaves the running effects only when cancelled.
+        while !handled.values.contains(.load) || store.runningEffectIDs.contains(ID.load),
+            ContinuousClock.now < deadline
+        {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        gates.standalone.open()
+        while gates.standaloneCancelled.values.isEmpty, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(gates.standaloneCancelled.values == [true], "the cancel step cancelled the .load just started")
+    }
+
+    /// The test store of the same handler: receiving `.load` applies the due cancellation before the
+    /// effect `.load` returns is queued (``TestStore`` applies due cancellations first thing when it
+    /// queues), so the cancellation misses it and the test store expects `.loaded(3)`, which a store
+    /// never handles.
+    @Test func aTestStoresCancelStepCancelsWhatTheStepBeforeItsActionStarted() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
+                dependency: ContinuousClock())
+            store.send(.loadThenCancelLoad)
+            await store.receive(.load)
+            #expect(store.queuedEffectIDs.isEmpty, "the cancel step left the .load its step before started")
+            store.cancel(id: ID.load)
         }
         #expect(failures.map(\.message) == [])
     }
