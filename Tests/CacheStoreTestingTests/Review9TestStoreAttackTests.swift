@@ -6,7 +6,7 @@ import Testing
 /// Review 9's attacks on the test store's queue: what it accepts against what a store does when a
 /// concatenation's later step (or a debounced effect) starts under the id of an effect that runs.
 @Suite struct Review9TestStoreAttackTests {
-    enum ID: Hashable { case load, debounce, throttle }
+    enum ID: Hashable { case load, debounce, throttle, chain }
 
     enum Action: Equatable, Sendable {
         case chainThenLoad
@@ -21,6 +21,8 @@ import Testing
         case throttled
         case waitThenThrottled
         case loadThenCancelLoad
+        case chainThenCancelLoad
+        case stopChain
         case loaded(Int)
     }
 
@@ -87,6 +89,10 @@ import Testing
                         .throttle(id: ID.throttle, for: .milliseconds(100), clock: clock, latest: false))
             case .loadThenCancelLoad:
                 return .concatenate(ActionEffect { .load }, .cancel(id: ID.load))
+            case .chainThenCancelLoad:
+                return .concatenate(id: ID.chain, ActionEffect { .stopChain }, .cancel(id: ID.load))
+            case .stopChain:
+                return .cancel(id: ID.chain)
             case .cancelLoadLater:
                 return ActionEffect<Action>.cancel(id: ID.load)
                     .debounce(id: ID.debounce, for: .seconds(60), clock: clock)
@@ -422,6 +428,44 @@ import Testing
             await store.receive(.load)
             #expect(store.queuedEffectIDs.isEmpty, "the cancel step left the .load its step before started")
             store.cancel(id: ID.load)
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// The store: the first step's action cancels its own concatenation, so the cancel step after it
+    /// never runs, and `.load` delivers.
+    @Test func aStoresConcatenationCancelledByItsFirstStepsActionNeverRunsItsCancelStep() async {
+        let gates = Gates()
+        let store = Store(
+            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: gates),
+            dependency: ContinuousClock())
+        store.handle(action: .chainThenCancelLoad)
+        store.handle(action: .load)
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !store.runningEffectIDs.isDisjoint(with: [ID.chain]), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        gates.standalone.open()
+        while store.get(.page, as: Int.self) != 3, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(store.get(.page, as: Int.self) == 3)
+        #expect(gates.standaloneCancelled.values == [false])
+    }
+
+    /// The test store of the same handler: receiving `.stopChain` applies the cancel step, due once
+    /// the first step was received, before the effect `.stopChain` returns (the concatenation's
+    /// cancellation) is queued: `.load` is removed, and `receive(.loaded(3))` fails with "no effect
+    /// is queued", where a store handles `.loaded(3)`.
+    @Test func aTestStoresConcatenationCancelledByItsFirstStepsActionNeverRunsItsCancelStep() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
+                dependency: ContinuousClock())
+            store.send(.chainThenCancelLoad)
+            store.send(.load)
+            await store.receive(.stopChain)
+            await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
     }
