@@ -469,6 +469,27 @@ import Testing
         }
         #expect(failures.map(\.message) == [])
     }
+
+    // MARK: The message of a debounced effect received without moving its clock
+
+    /// A debounced effect on a test clock, received with `receive(_:)` (no `after:on:`): it waits on
+    /// the clock, which nothing moves, until the effect timeout. The test store knows the effect
+    /// waits first (`QueuedEffect.waitsFirst`), yet its message says only that the effect did not
+    /// finish and to "raise effectTimeout", which cannot help: the fix is `receive(_:after:on:)`.
+    @Test func aDebouncedEffectReceivedWithoutMovingItsClockSaysToMoveTheClock() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(TestClock.self, gates: Self.openGates()),
+                dependency: clock)
+            store.effectTimeout = .milliseconds(300)
+            store.send(.typed)
+            await store.receive(.loaded(4)) { $0.set(value: 4, forKey: .page) }
+        }
+        #expect(failures.count == 1)
+        let message = failures.first?.message ?? ""
+        #expect(message.contains("after:"), "the message does not point at receive(_:after:on:): \(message)")
+    }
 }
 
 /// A gate an effect awaits; open for good once opened.
