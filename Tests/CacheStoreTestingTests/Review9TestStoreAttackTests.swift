@@ -23,6 +23,7 @@ import Testing
         case loadThenCancelLoad
         case chainThenCancelLoad
         case stopChain
+        case concatenationUnderLoad
         case loaded(Int)
     }
 
@@ -93,6 +94,8 @@ import Testing
                 return .concatenate(id: ID.chain, ActionEffect { .stopChain }, .cancel(id: ID.load))
             case .stopChain:
                 return .cancel(id: ID.chain)
+            case .concatenationUnderLoad:
+                return .concatenate(id: ID.load, ActionEffect { .loaded(10) })
             case .cancelLoadLater:
                 return ActionEffect<Action>.cancel(id: ID.load)
                     .debounce(id: ID.debounce, for: .seconds(60), clock: clock)
@@ -466,6 +469,48 @@ import Testing
             store.send(.load)
             await store.receive(.stopChain)
             await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: A concatenation started under the id of a later step
+
+    /// The store: a concatenation started under `.load` while another concatenation's later step
+    /// under `.load` has not started replaces nothing of it: that step starts in its turn, and
+    /// delivers `.loaded(2)`.
+    @Test func aStoresConcatenationLeavesALaterStepUnderItsIDThatHasNotStarted() async {
+        let handled = LockedList<Action>()
+        let gates = Gates()
+        let base = Self.handler(ContinuousClock.self, gates: gates)
+        let recording = StoreActionHandler<LoadKey, Action, ContinuousClock> { state, action, clock in
+            handled.append(action)
+            return base.handle(store: &state, action: action, dependency: clock)
+        }
+        let store = Store(initialValues: [:], actionHandler: recording, dependency: ContinuousClock())
+        store.handle(action: .chainThenLoad)
+        store.handle(action: .concatenationUnderLoad)
+        gates.first.open()
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !handled.values.contains(.loaded(2)), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(handled.values.contains(.loaded(2)))
+    }
+
+    /// The test store of the same handler: the new concatenation removed every queued effect under
+    /// `.load` (`removeComposition`), the later step that has not started among them: it is never
+    /// received, where a store handles `.loaded(2)`. (A handler's `.cancel(id:)` leaves such a step,
+    /// see `aCancelLeavesADebouncedEffectStillWaitingQueued`; starting a concatenation did not.)
+    @Test func aTestStoresConcatenationLeavesALaterStepUnderItsIDThatHasNotStarted() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
+                dependency: ContinuousClock())
+            store.send(.chainThenLoad)
+            store.send(.concatenationUnderLoad)
+            #expect(store.queuedEffectIDs.count == 3, "the later step under .load was removed")
+            store.cancel(id: ID.load)
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
     }
