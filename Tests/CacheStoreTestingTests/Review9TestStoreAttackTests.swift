@@ -3,8 +3,10 @@ import CacheStoreTesting
 import Foundation
 import Testing
 
-/// Review 9's attacks on the test store's queue: what it accepts against what a store does when a
-/// concatenation's later step (or a debounced effect) starts under the id of an effect that runs.
+/// Review 9's attacks on the test store's queue: what it accepts against what a store does with the
+/// later steps of concatenations (and debounced and throttled effects, which are concatenations):
+/// when they start, what they replace, and when their cancellations run. Each test store test has
+/// its store test beside it, which shows what the store does (they pass); the test store's fail.
 @Suite struct Review9TestStoreAttackTests {
     enum ID: Hashable { case load, debounce, throttle, chain }
 
@@ -113,6 +115,38 @@ import Testing
         return gates
     }
 
+    /// A store of ``handler(_:gates:)`` on the continuous clock; `handled` records every action.
+    static func store(
+        gates: Gates = openGates(), handled: LockedList<Action> = LockedList()
+    ) -> Store<LoadKey, Action, ContinuousClock> {
+        let base = handler(ContinuousClock.self, gates: gates)
+        let recording = StoreActionHandler<LoadKey, Action, ContinuousClock> { state, action, clock in
+            handled.append(action)
+            return base.handle(store: &state, action: action, dependency: clock)
+        }
+        return Store(initialValues: [:], actionHandler: recording, dependency: ContinuousClock())
+    }
+
+    /// A test store of ``handler(_:gates:)`` with open gates, on the continuous clock.
+    static func testStore() -> TestStore<LoadKey, Action, ContinuousClock> {
+        TestStore(
+            initialValues: [:], actionHandler: handler(ContinuousClock.self, gates: openGates()),
+            dependency: ContinuousClock())
+    }
+
+    /// A test store of ``handler(_:gates:)`` with open gates, on `clock`.
+    static func testStore(clock: TestClock) -> TestStore<LoadKey, Action, TestClock> {
+        TestStore(initialValues: [:], actionHandler: handler(TestClock.self, gates: openGates()), dependency: clock)
+    }
+
+    /// Waits until `condition` holds, for up to 60 s; the caller's expectations then say what held.
+    static func waitUntil(_ condition: () -> Bool) async {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition(), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     // MARK: A later step that starts under the id of a running effect replaces it
 
     /// The store: `.load` runs (waiting) while the concatenation's first step runs; once that step
@@ -120,21 +154,14 @@ import Testing
     /// is never handled. So a store never handles `.loaded(1)`, `.loaded(2)` and then `.loaded(3)`.
     @Test func aStoresLaterStepReplacesTheEffectRunningUnderItsID() async {
         let gates = Gates()
-        let store = Store(
-            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: gates),
-            dependency: ContinuousClock())
+        let store = Self.store(gates: gates)
         store.handle(action: .chainThenLoad)
         store.handle(action: .load)
         gates.first.open()
-        let deadline = ContinuousClock.now + .seconds(60)
-        while store.get(.page, as: Int.self) != 2, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { store.get(.page, as: Int.self) == 2 }
         #expect(store.get(.page, as: Int.self) == 2)
         gates.standalone.open()
-        while gates.standaloneCancelled.values.isEmpty, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { !gates.standaloneCancelled.values.isEmpty }
         #expect(gates.standaloneCancelled.values == [true], "the second step replaced the running .load")
     }
 
@@ -144,9 +171,7 @@ import Testing
     /// order no store produces.
     @Test func aTestStoresLaterStepReplacesTheEffectQueuedUnderItsIDOnceItStarts() async {
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
-                dependency: ContinuousClock())
+            let store = Self.testStore()
             store.send(.chainThenLoad)
             store.send(.load)
             #expect(store.queuedEffectIDs.count == 3)
@@ -164,9 +189,7 @@ import Testing
     @Test func aTestStoresDebouncedEffectReplacesTheEffectQueuedUnderItsIDOnceItStarts() async {
         let clock = TestClock()
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(TestClock.self, gates: Self.openGates()),
-                dependency: clock)
+            let store = Self.testStore(clock: clock)
             store.send(.typed)
             store.send(.load)
             #expect(store.queuedEffectIDs.count == 2)
@@ -184,14 +207,9 @@ import Testing
     /// The store: the second step's parts start in order, the cancellation first, so the effect it
     /// starts under the cancelled id runs, and its action is handled.
     @Test func aStoresLaterStepThatCancelsThenStartsUnderOneIDDeliversTheNewEffect() async {
-        let store = Store(
-            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
-            dependency: ContinuousClock())
+        let store = Self.store()
         store.handle(action: .thenCancelAndRestart)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while store.get(.page, as: Int.self) != 2, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { store.get(.page, as: Int.self) == 2 }
         #expect(store.get(.page, as: Int.self) == 2)
     }
 
@@ -201,9 +219,7 @@ import Testing
     /// where a store handles `.loaded(2)`.
     @Test func aTestStoresLaterStepThatCancelsThenStartsUnderOneIDKeepsTheNewEffect() async {
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
-                dependency: ContinuousClock())
+            let store = Self.testStore()
             store.send(.thenCancelAndRestart)
             await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
             await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
@@ -217,9 +233,7 @@ import Testing
     /// keep the third step from counting as started.
     @Test func aTestStoresCancelStepThenAStepUnderTheCancelledIDKeepsTheNewEffect() async {
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
-                dependency: ContinuousClock())
+            let store = Self.testStore()
             store.send(.cancelThenRestartInSteps)
             await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
             await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
@@ -229,14 +243,9 @@ import Testing
 
     /// Its store: the third step's effect runs after the cancellation, and delivers.
     @Test func aStoresCancelStepThenAStepUnderTheCancelledIDDeliversTheNewEffect() async {
-        let store = Store(
-            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
-            dependency: ContinuousClock())
+        let store = Self.store()
         store.handle(action: .cancelThenRestartInSteps)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while store.get(.page, as: Int.self) != 2, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { store.get(.page, as: Int.self) == 2 }
         #expect(store.get(.page, as: Int.self) == 2)
     }
 
@@ -247,19 +256,12 @@ import Testing
     @Test func aStoresLaterStepWithTwoEffectsUnderOneIDCancelsTheFirst() async {
         let gates = Gates()
         gates.first.open()
-        let store = Store(
-            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: gates),
-            dependency: ContinuousClock())
+        let store = Self.store(gates: gates)
         store.handle(action: .thenTwoUnderOneID)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while store.get(.page, as: Int.self) != 6, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { store.get(.page, as: Int.self) == 6 }
         #expect(store.get(.page, as: Int.self) == 6)
         gates.standalone.open()
-        while gates.standaloneCancelled.values.isEmpty, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { !gates.standaloneCancelled.values.isEmpty }
         #expect(gates.standaloneCancelled.values == [true], "the second effect under .load replaced the first")
     }
 
@@ -268,9 +270,7 @@ import Testing
     /// test store accepted `.loaded(5)`, which a store never handles.
     @Test func aTestStoresLaterStepWithTwoEffectsUnderOneIDQueuesTheSecondOnly() async {
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
-                dependency: ContinuousClock())
+            let store = Self.testStore()
             store.send(.thenTwoUnderOneID)
             await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
             #expect(store.queuedEffectIDs == [AnyHashable(ID.load)], "the step's first .load still queued")
@@ -285,16 +285,11 @@ import Testing
     /// and delivers meanwhile. (The store is released at the end, which ends the wait.)
     @Test func aStoresDebouncedCancelLeavesTheEffectRunningUntilItsWaitIsOver() async {
         let gates = Gates()
-        let store = Store(
-            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: gates),
-            dependency: ContinuousClock())
+        let store = Self.store(gates: gates)
         store.handle(action: .load)
         store.handle(action: .cancelLoadLater)
         gates.standalone.open()
-        let deadline = ContinuousClock.now + .seconds(60)
-        while store.get(.page, as: Int.self) != 3, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { store.get(.page, as: Int.self) == 3 }
         #expect(store.get(.page, as: Int.self) == 3)
         #expect(gates.standaloneCancelled.values == [false])
     }
@@ -305,9 +300,7 @@ import Testing
     @Test func aTestStoresDebouncedCancelWaitsForItsWait() async {
         let clock = TestClock()
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(TestClock.self, gates: Self.openGates()),
-                dependency: clock)
+            let store = Self.testStore(clock: clock)
             store.send(.load)
             store.send(.cancelLoadLater)
             await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
@@ -321,15 +314,10 @@ import Testing
     /// The store: both parts of a debounced merge start once the wait is over; a `.cancel(id:)` of
     /// the second part's id during the wait finds nothing running, and both deliver.
     @Test func aStoresDebouncedMergeStartsBothPartsAfterTheWait() async {
-        let store = Store(
-            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
-            dependency: ContinuousClock())
+        let store = Self.store()
         store.handle(action: .debouncedPair)
         store.handle(action: .cancelLoad)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while store.get(.page, as: Int.self) != 2, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { store.get(.page, as: Int.self) == 2 }
         #expect(store.get(.page, as: Int.self) == 2)
     }
 
@@ -339,9 +327,7 @@ import Testing
     @Test func aTestStoresDebouncedMergeStartsNeitherPartBeforeTheWait() async {
         let clock = TestClock()
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(TestClock.self, gates: Self.openGates()),
-                dependency: clock)
+            let store = Self.testStore(clock: clock)
             store.send(.debouncedPair)
             store.send(.cancelLoad)
             await store.receive(.loaded(1), after: .milliseconds(300), on: clock) { $0.set(value: 1, forKey: .page) }
@@ -356,16 +342,11 @@ import Testing
     /// 300 ms later, when the throttle's last booked start (100 ms, for the second throttled effect)
     /// and its interval are over: it runs.
     @Test func aStoresThrottledLaterStepIsDecidedWhenItStarts() async {
-        let store = Store(
-            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
-            dependency: ContinuousClock())
+        let store = Self.store()
         store.handle(action: .throttled)
         store.handle(action: .throttled)
         store.handle(action: .waitThenThrottled)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while store.get(.page, as: Int.self) != 9, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { store.get(.page, as: Int.self) == 9 }
         #expect(store.get(.page, as: Int.self) == 9)
     }
 
@@ -376,9 +357,7 @@ import Testing
     @Test func aTestStoresThrottledLaterStepIsDecidedWhenItStarts() async {
         let clock = TestClock()
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(TestClock.self, gates: Self.openGates()),
-                dependency: clock)
+            let store = Self.testStore(clock: clock)
             store.send(.throttled)
             await store.receive(.loaded(7)) { $0.set(value: 7, forKey: .page) }
             store.send(.throttled)
@@ -397,24 +376,12 @@ import Testing
     @Test func aStoresCancelStepCancelsWhatTheStepBeforeItsActionStarted() async {
         let gates = Gates()
         let handled = LockedList<Action>()
-        let base = Self.handler(ContinuousClock.self, gates: gates)
-        let recording = StoreActionHandler<LoadKey, Action, ContinuousClock> { state, action, clock in
-            handled.append(action)
-            return base.handle(store: &state, action: action, dependency: clock)
-        }
-        let store = Store(initialValues: [:], actionHandler: recording, dependency: ContinuousClock())
+        let store = Self.store(gates: gates, handled: handled)
         store.handle(action: .loadThenCancelLoad)
-        let deadline = ContinuousClock.now + .seconds(60)
         // The `.load` effect waits on its gate: it leaves the running effects only when cancelled.
-        while !handled.values.contains(.load) || store.runningEffectIDs.contains(ID.load),
-            ContinuousClock.now < deadline
-        {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { handled.values.contains(.load) && !store.runningEffectIDs.contains(ID.load) }
         gates.standalone.open()
-        while gates.standaloneCancelled.values.isEmpty, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { !gates.standaloneCancelled.values.isEmpty }
         #expect(gates.standaloneCancelled.values == [true], "the cancel step cancelled the .load just started")
     }
 
@@ -424,9 +391,7 @@ import Testing
     /// never handles.
     @Test func aTestStoresCancelStepCancelsWhatTheStepBeforeItsActionStarted() async {
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
-                dependency: ContinuousClock())
+            let store = Self.testStore()
             store.send(.loadThenCancelLoad)
             await store.receive(.load)
             #expect(store.queuedEffectIDs.isEmpty, "the cancel step left the .load its step before started")
@@ -439,19 +404,12 @@ import Testing
     /// never runs, and `.load` delivers.
     @Test func aStoresConcatenationCancelledByItsFirstStepsActionNeverRunsItsCancelStep() async {
         let gates = Gates()
-        let store = Store(
-            initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: gates),
-            dependency: ContinuousClock())
+        let store = Self.store(gates: gates)
         store.handle(action: .chainThenCancelLoad)
         store.handle(action: .load)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !store.runningEffectIDs.isDisjoint(with: [ID.chain]), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { !store.runningEffectIDs.contains(ID.chain) }
         gates.standalone.open()
-        while store.get(.page, as: Int.self) != 3, ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { store.get(.page, as: Int.self) == 3 }
         #expect(store.get(.page, as: Int.self) == 3)
         #expect(gates.standaloneCancelled.values == [false])
     }
@@ -462,9 +420,7 @@ import Testing
     /// is queued", where a store handles `.loaded(3)`.
     @Test func aTestStoresConcatenationCancelledByItsFirstStepsActionNeverRunsItsCancelStep() async {
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
-                dependency: ContinuousClock())
+            let store = Self.testStore()
             store.send(.chainThenCancelLoad)
             store.send(.load)
             await store.receive(.stopChain)
@@ -481,19 +437,11 @@ import Testing
     @Test func aStoresConcatenationLeavesALaterStepUnderItsIDThatHasNotStarted() async {
         let handled = LockedList<Action>()
         let gates = Gates()
-        let base = Self.handler(ContinuousClock.self, gates: gates)
-        let recording = StoreActionHandler<LoadKey, Action, ContinuousClock> { state, action, clock in
-            handled.append(action)
-            return base.handle(store: &state, action: action, dependency: clock)
-        }
-        let store = Store(initialValues: [:], actionHandler: recording, dependency: ContinuousClock())
+        let store = Self.store(gates: gates, handled: handled)
         store.handle(action: .chainThenLoad)
         store.handle(action: .concatenationUnderLoad)
         gates.first.open()
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !handled.values.contains(.loaded(2)), ContinuousClock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(5))
-        }
+        await Self.waitUntil { handled.values.contains(.loaded(2)) }
         #expect(handled.values.contains(.loaded(2)))
     }
 
@@ -503,9 +451,7 @@ import Testing
     /// see `aCancelLeavesADebouncedEffectStillWaitingQueued`; starting a concatenation did not.)
     @Test func aTestStoresConcatenationLeavesALaterStepUnderItsIDThatHasNotStarted() async {
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(ContinuousClock.self, gates: Self.openGates()),
-                dependency: ContinuousClock())
+            let store = Self.testStore()
             store.send(.chainThenLoad)
             store.send(.concatenationUnderLoad)
             #expect(store.queuedEffectIDs.count == 3, "the later step under .load was removed")
@@ -524,9 +470,7 @@ import Testing
     @Test func aDebouncedEffectReceivedWithoutMovingItsClockSaysToMoveTheClock() async {
         let clock = TestClock()
         let failures = await captureFailures {
-            let store = TestStore(
-                initialValues: [:], actionHandler: Self.handler(TestClock.self, gates: Self.openGates()),
-                dependency: clock)
+            let store = Self.testStore(clock: clock)
             store.effectTimeout = .milliseconds(300)
             store.send(.typed)
             await store.receive(.loaded(4)) { $0.set(value: 4, forKey: .page) }
