@@ -174,7 +174,7 @@ import Testing
             let store = Self.testStore()
             store.send(.chainThenLoad)
             store.send(.load)
-            #expect(store.queuedEffectIDs.count == 3)
+            #expect(store.queuedEffectIDs.count == 2, "the first step and .load; the second step has not started")
             await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
             #expect(
                 store.queuedEffectIDs == [AnyHashable(ID.load)],
@@ -449,14 +449,17 @@ import Testing
     /// `.load` (`removeComposition`), the later step that has not started among them: it is never
     /// received, where a store handles `.loaded(2)`. (A handler's `.cancel(id:)` leaves such a step,
     /// see `aCancelLeavesADebouncedEffectStillWaitingQueued`; starting a concatenation did not.)
+    /// Cancelling `.load` cancels the new concatenation, which runs under it, and not the step that
+    /// has not started: that one starts in its turn, as in a store.
     @Test func aTestStoresConcatenationLeavesALaterStepUnderItsIDThatHasNotStarted() async {
         let failures = await captureFailures {
             let store = Self.testStore()
             store.send(.chainThenLoad)
             store.send(.concatenationUnderLoad)
-            #expect(store.queuedEffectIDs.count == 3, "the later step under .load was removed")
+            #expect(store.queuedEffectIDs.count == 2, "the first step, and the new concatenation's")
             store.cancel(id: ID.load)
             await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
     }
