@@ -137,11 +137,15 @@ final class LiftedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     @usableFromInline
     func subscribe(_ subscriber: Subscriber<Key>) -> Subscription {
         guard let parent = parent?.takeUnretainedValue() else { return Subscription {} }
+        // The key mapping is captured, not the view: a feature's `changes` made during its action
+        // yields the parent's later changes for as long as the parent's storage lives, as a plain
+        // handler's state's `changes` does. Holding the view weakly, it dropped every change once
+        // the view was released after the action, and never ended (review 9).
+        let (toParent, fromParent) = (self.toParent, self.fromParent)
         return parent.core.subscribe(
             Subscriber<ParentKey>(
-                onChange: { [weak self] parentKeys in
-                    guard let self else { return }
-                    let keys = Set(parentKeys.compactMap(self.visibleKey(for:)))
+                onChange: { parentKeys in
+                    let keys = Set(parentKeys.compactMap { visibleScopedKey(of: $0, to: toParent, from: fromParent) })
                     if !keys.isEmpty { subscriber.onChange(keys) }
                 },
                 onEnd: subscriber.onEnd))
