@@ -299,3 +299,25 @@ final class FeedTests: XCTestCase {
         }
     }
 }
+
+enum SaveAction: Equatable { case save, saved }
+enum SyncID { case sync }
+
+let saveHandler = StoreActionHandler<FeedKey, SaveAction, Void> { _, action, _ in
+    switch action {
+    case .save:
+        return .concatenate(ActionEffect { .saved }, .cancel(id: SyncID.sync))
+    case .saved:
+        return .none
+    }
+}
+
+@Test func composedEffectsStartAsInTheApp() async {
+    let store = TestStore(initialValues: [:], actionHandler: saveHandler, dependency: ())
+    // .save returns .concatenate(ActionEffect { .saved }, .cancel(id: SyncID.sync))
+    store.send(.save)
+    // Queued: the first step only. The cancellation has not run.
+    #expect(store.queuedEffectIDs.count == 1)
+    // Received, .saved ends the first step: the second cancels SyncID.sync.
+    await store.receive(.saved)
+}

@@ -198,7 +198,10 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
             expecting: expecting)
     }
 
-    /// The ids of the queued effects, oldest first, without running them.
+    /// The ids of the queued effects, oldest first, without running them: what a store would be
+    /// running now. A concatenation's later steps appear once the steps before them were received;
+    /// a debounced or throttled effect waiting on its clock appears under its debounce's or
+    /// throttle's id.
     ///
     /// ```swift
     /// store.send(.fetchPosts) { $0.set(value: true, forKey: .isLoading) }
@@ -208,7 +211,9 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         queue.withValue { $0.ids }
     }
 
-    /// Removes the queued effects with `id`, so they are neither received nor reported as left over.
+    /// Cancels what runs under `id`, as `Store.cancel(id:)` does: the queued effect with `id`, a
+    /// concatenation with `id` and every part of it, and a throttled effect waiting under `id`. They
+    /// are neither received nor reported as left over; a step that has not started yet is left.
     ///
     /// - Parameter id: The id the effect was started with.
     public func cancel(id: AnyHashable) {
