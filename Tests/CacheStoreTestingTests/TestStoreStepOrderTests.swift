@@ -16,6 +16,8 @@ import Testing
         case cancelSearch
         case thenCancelLoad
         case cancelChain
+        case debounceThenTwoSteps
+        case sendTwiceInAChain(AsyncGate)
         case loaded(Int)
     }
 
@@ -39,6 +41,20 @@ import Testing
                 return .concatenate(id: ID.chain, ActionEffect { .loaded(5) }, .cancel(id: ID.load))
             case .cancelChain:
                 return .cancel(id: ID.chain)
+            case .sendTwiceInAChain(let gate):
+                return .concatenate(
+                    id: ID.chain,
+                    .run { send in
+                        await gate.wait()
+                        send(.loaded(9))
+                        send(.loaded(10))
+                    })
+            case .debounceThenTwoSteps:
+                return .concatenate(
+                    id: ID.chain,
+                    ActionEffect { .loaded(6) }.debounce(id: ID.debounce, for: .milliseconds(300), clock: clock),
+                    ActionEffect { .loaded(7) },
+                    ActionEffect { .loaded(8) })
             case .loaded(let value):
                 state.set(value: value, forKey: .page)
             }
@@ -134,5 +150,51 @@ import Testing
             await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
+    }
+
+    /// A debounce, a step of a concatenation, cancelled by its id while a `receive` that gave up on
+    /// its wait still runs it: its step ends once, so the next step starts and the one after it
+    /// waits. (Ending it twice, the third step started beside the second.)
+    @Test func aWaitCancelledWhileAReceiveGivesUpOnItEndsItsStepOnce() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.effectTimeout = .milliseconds(500)
+            store.send(.debounceThenTwoSteps)
+            let receiving = Task { await store.receive(.loaded(6)) }
+            try? await Task.sleep(for: .milliseconds(100))
+            store.cancel(id: ID.debounce)
+            await receiving.value
+            #expect(store.queuedEffectIDs.count == 1, "the second step only: \(store.queuedEffectIDs)")
+            await store.receive(.loaded(7)) { $0.set(value: 7, forKey: .page) }
+            await store.receive(.loaded(8)) { $0.set(value: 8, forKey: .page) }
+        }
+        #expect(failures.count == 1, "the receive that gave up: \(failures.map(\.message))")
+        #expect(failures.first?.message.contains("waits on its clock") == true)
+    }
+
+    /// A multi-action effect of a concatenation cancelled while a `receive` runs it: the actions it
+    /// sends after the first are dropped, as a store drops what a cancelled effect sends. (Queued
+    /// back, they stayed queued for good under the cancelled concatenation.)
+    @Test func theRestOfAMultiActionEffectCancelledWhileItRunsIsDropped() async {
+        let gate = AsyncGate()
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.sendTwiceInAChain(gate))
+            let receiving = Task { await store.receive(.loaded(9)) { $0.set(value: 9, forKey: .page) } }
+            // Taken by the receive, and running: it waits for the gate.
+            #expect(await eventually { store.queuedEffectIDs.isEmpty })
+            store.cancel(id: ID.chain)
+            gate.open()
+            await receiving.value
+            #expect(store.queuedEffectIDs.isEmpty, "queued: \(store.queuedEffectIDs)")
+        }
+        #expect(failures.map(\.message) == [])
+    }
+}
+
+/// Gates compare by identity, so that an action can carry one.
+extension AsyncGate: Equatable {
+    static func == (lhs: AsyncGate, rhs: AsyncGate) -> Bool {
+        lhs === rhs
     }
 }

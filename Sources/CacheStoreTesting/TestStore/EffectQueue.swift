@@ -216,6 +216,8 @@ struct EffectQueue<Action> {
     /// Queues the actions the taken `effect` produced after the first, first and in order: the rest of
     /// its part, received one by one.
     mutating func requeue(_ rest: some Collection<Action>, from effect: QueuedEffect<Action>) {
+        // Cancelled while it ran: a store drops what it sends.
+        guard effect.concatenation?.isCancelledWithAncestors != true else { return }
         let place = Place(concatenation: effect.concatenation, anchor: effects.first?.serial)
         for action in rest {
             queue(
@@ -232,7 +234,8 @@ struct EffectQueue<Action> {
         taken = nil
         let front = effects.first?.serial
         guard effect.wait == nil || waitIsOver else {
-            guard let concatenation = effect.concatenation else { return }
+            // Cancelled meanwhile, it has already ended its part of its parent's step.
+            guard let concatenation = effect.concatenation, !concatenation.isCancelledWithAncestors else { return }
             return remove(where: { _ in false }, cancelling: [concatenation])
         }
         if case .throttled(let id, let throttled)? = effect.wait, effect.concatenation?.isCancelledWithAncestors != true
