@@ -1,0 +1,220 @@
+import CacheStore
+import CacheStoreTesting
+import Foundation
+import Testing
+
+/// Review 10's attacks on the test store's queue (`EffectQueue`, `RunningConcatenation`): what it
+/// accepts against what a store does. Each test store test has its store test beside it, which shows
+/// what the store does (they pass); the test store's fail.
+@Suite struct Review10TestStoreAttackTests {
+    enum ID: Hashable { case chain, outer, inner, throttle, load, debounce }
+
+    enum Action: Equatable, Sendable {
+        case selfCancellingChain
+        case selfCancellingStep
+        case parentCancellingChain
+        case throttled(Int)
+        case throttledInChain
+        case stopChain
+        case quietDebounced
+        case loaded(Int)
+    }
+
+    static func handler<C: Clock<Duration> & Sendable>(_: C.Type) -> StoreActionHandler<LoadKey, Action, C> {
+        StoreActionHandler { state, action, clock in
+            switch action {
+            case .selfCancellingChain:
+                // The second step cancels the concatenation it is a step of: the third never starts.
+                return .concatenate(
+                    id: ID.chain, ActionEffect { .loaded(1) }, .cancel(id: ID.chain), ActionEffect { .loaded(2) })
+            case .selfCancellingStep:
+                // The second step cancels its own concatenation, then starts an effect in it.
+                return .concatenate(
+                    id: ID.chain, ActionEffect { .loaded(1) },
+                    .merge(.cancel(id: ID.chain), ActionEffect { .loaded(2) }))
+            case .parentCancellingChain:
+                // A concatenation in the second step cancels the concatenation it runs in.
+                return .concatenate(
+                    id: ID.outer, ActionEffect { .loaded(1) }, .concatenate(id: ID.inner, .cancel(id: ID.outer)),
+                    ActionEffect { .loaded(2) })
+            case .throttled(let value):
+                return ActionEffect(id: ID.load) { .loaded(value) }
+                    .throttle(id: ID.throttle, for: .seconds(30), clock: clock, latest: false)
+            case .throttledInChain:
+                return .concatenate(
+                    id: ID.chain,
+                    ActionEffect(id: ID.load) { .loaded(9) }
+                        .throttle(id: ID.throttle, for: .seconds(30), clock: clock, latest: false))
+            case .stopChain:
+                return .cancel(id: ID.chain)
+            case .quietDebounced:
+                return ActionEffect(id: ID.load) { nil }
+                    .debounce(id: ID.debounce, for: .milliseconds(300), clock: clock)
+            case .loaded(let value):
+                state.set(value: value, forKey: .page)
+            }
+            return .none
+        }
+    }
+
+    /// A store of ``handler(_:)`` on the continuous clock; `handled` records every action.
+    static func store(handled: LockedList<Action> = LockedList()) -> Store<LoadKey, Action, ContinuousClock> {
+        let base = handler(ContinuousClock.self)
+        let recording = StoreActionHandler<LoadKey, Action, ContinuousClock> { state, action, clock in
+            handled.append(action)
+            return base.handle(store: &state, action: action, dependency: clock)
+        }
+        return Store(initialValues: [:], actionHandler: recording, dependency: ContinuousClock())
+    }
+
+    /// A test store of ``handler(_:)`` on `clock`.
+    static func testStore(clock: TestClock = TestClock()) -> TestStore<LoadKey, Action, TestClock> {
+        TestStore(initialValues: [:], actionHandler: handler(TestClock.self), dependency: clock)
+    }
+
+    /// Waits until `condition` holds, for up to 60 s; the caller's expectations then say what held.
+    static func waitUntil(_ condition: () -> Bool) async {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition(), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    // MARK: A step that cancels its own concatenation
+
+    /// The store: the second step's `.cancel(id:)` cancels the concatenation it is a step of, so the
+    /// third step never starts. Once the concatenation has left the running effects, nothing of it
+    /// can start any more: `.loaded(2)` was never handled.
+    @Test func aStoresStepThatCancelsItsOwnConcatenationEndsIt() async {
+        let handled = LockedList<Action>()
+        let store = Self.store(handled: handled)
+        store.handle(action: .selfCancellingChain)
+        await Self.waitUntil { !store.runningEffectIDs.contains(ID.chain) }
+        #expect(handled.values == [.selfCancellingChain, .loaded(1)])
+    }
+
+    /// The test store of the same handler: when the second step starts, no part of the concatenation
+    /// is queued (the first step's was received), and `EffectQueue.concatenations(named:)` finds a
+    /// running concatenation only through its queued parts or the effect a `receive` runs: the
+    /// cancellation finds nothing, and the third step starts. The test store expects `.loaded(2)`,
+    /// which a store never handles (left over when the test store ends).
+    @Test func aTestStoresStepThatCancelsItsOwnConcatenationEndsIt() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.selfCancellingChain)
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            #expect(store.queuedEffectIDs.isEmpty, "the third step started after its concatenation was cancelled")
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// The store: a step that cancels its own concatenation, then starts an effect in it: the effect
+    /// is not started, as its concatenation was cancelled (`EffectLifecycle.start`, `.part(of:)`).
+    @Test func aStoresStepThatCancelsItsConcatenationStartsNothingAfterTheCancel() async {
+        let handled = LockedList<Action>()
+        let store = Self.store(handled: handled)
+        store.handle(action: .selfCancellingStep)
+        await Self.waitUntil { !store.runningEffectIDs.contains(ID.chain) }
+        #expect(handled.values == [.selfCancellingStep, .loaded(1)])
+    }
+
+    /// The test store of the same handler: the effect after the cancel in the same step is queued.
+    @Test func aTestStoresStepThatCancelsItsConcatenationStartsNothingAfterTheCancel() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.selfCancellingStep)
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            #expect(store.queuedEffectIDs.isEmpty, "the step's effect started after its concatenation was cancelled")
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// The store: a concatenation in a step cancels the concatenation it runs in: the outer one's
+    /// third step never starts.
+    @Test func aStoresStepThatCancelsItsParentConcatenationEndsIt() async {
+        let handled = LockedList<Action>()
+        let store = Self.store(handled: handled)
+        store.handle(action: .parentCancellingChain)
+        await Self.waitUntil { !store.runningEffectIDs.contains(ID.outer) }
+        #expect(handled.values == [.parentCancellingChain, .loaded(1)])
+    }
+
+    /// The test store of the same handler: neither concatenation has a queued part when the inner
+    /// one's cancellation runs, so it cancels nothing, and the outer one's third step starts.
+    @Test func aTestStoresStepThatCancelsItsParentConcatenationEndsIt() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.parentCancellingChain)
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            #expect(store.queuedEffectIDs.isEmpty, "the outer concatenation's third step started after its cancel")
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: A waiting throttled effect cancelled with its concatenation
+
+    /// The store: a throttled effect waiting in a concatenation is cancelled with the concatenation;
+    /// the lifecycle counts it abandoned (`EffectLifecycle.cancelTree`), and the throttle schedule
+    /// forgets the start booked for it: the next throttled effect under its id starts at once.
+    @Test func aStoresThrottledEffectCancelledWithItsConcatenationFreesTheThrottle() async {
+        let store = Self.store()
+        store.handle(action: .throttled(1))
+        await Self.waitUntil { store.get(.page, as: Int.self) == 1 }
+        store.handle(action: .throttledInChain)  // 30 s after the first start at the earliest: it waits
+        store.handle(action: .stopChain)
+        store.handle(action: .throttled(3))
+        await Self.waitUntil { store.get(.page, as: Int.self) == 3 }
+        #expect(store.get(.page, as: Int.self) == 3)
+    }
+
+    /// The test store of the same handler: cancelling the concatenation removes the waiting throttled
+    /// effect (as a part of it) but leaves its booked start in the schedule (`EffectQueue.cancel`
+    /// forgets the throttle of the cancelled id only), so the next throttled effect is dropped
+    /// (`latest: false`, before the booked start): `receive(.loaded(3))` fails with "no effect is
+    /// queued", where a store handles `.loaded(3)` at once.
+    @Test func aTestStoresThrottledEffectCancelledWithItsConcatenationFreesTheThrottle() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.throttled(1))
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            store.send(.throttledInChain)
+            #expect(store.queuedEffectIDs == [AnyHashable(ID.throttle)], "the throttled effect waits")
+            store.send(.stopChain)
+            store.send(.throttled(3))
+            await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: runEffectExpectingNoAction on a debounced effect
+
+    /// A debounced effect without an action, on a test clock, run by `runEffectExpectingNoAction()`
+    /// without moving the clock: it fails once the effect timeout passes, and its message says to use
+    /// `receive(_:after:on:)`, which expects an action and so cannot run this effect. What works is
+    /// moving the clock first (`advance(by:)`), shown by the second half of the test.
+    @Test func runEffectExpectingNoActionOnAWaitSaysToAdvanceTheClock() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = Self.testStore(clock: clock)
+            store.effectTimeout = .milliseconds(200)
+            store.send(.quietDebounced)
+            await store.runEffectExpectingNoAction()
+        }
+        #expect(failures.count == 1)
+        let message = failures.first?.message ?? ""
+        #expect(!message.contains("receive(_:after:on:)"), "points at a receive, for an effect without action")
+        #expect(message.contains("advance(by:)"), "does not say to advance the clock: \(message)")
+    }
+
+    /// What the message should say works: the clock moved past the wait, the effect runs.
+    @Test func aDebouncedEffectWithoutActionRunsOnceTheClockWasAdvanced() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = Self.testStore(clock: clock)
+            store.send(.quietDebounced)
+            await clock.advance(by: .milliseconds(300))
+            await store.runEffectExpectingNoAction()
+        }
+        #expect(failures.map(\.message) == [])
+    }
+}
