@@ -16,6 +16,7 @@ import Testing
         case throttled(Int)
         case throttledInChain
         case stopChain
+        case stopThrottle
         case quietDebounced
         case loaded(Int)
     }
@@ -47,6 +48,8 @@ import Testing
                         .throttle(id: ID.throttle, for: .seconds(30), clock: clock, latest: false))
             case .stopChain:
                 return .cancel(id: ID.chain)
+            case .stopThrottle:
+                return .cancel(id: ID.throttle)
             case .quietDebounced:
                 return ActionEffect(id: ID.load) { nil }
                     .debounce(id: ID.debounce, for: .milliseconds(300), clock: clock)
@@ -217,4 +220,96 @@ import Testing
         }
         #expect(failures.map(\.message) == [])
     }
+
+    // MARK: A throttle's booked start released inside the queue's lock
+
+    /// The test store, weakly, for the probes its clock's instants carry.
+    final class TestStoreReference: @unchecked Sendable {
+        weak var store: TestStore<LoadKey, Action, ProbeClock>?
+    }
+
+    /// The store, weakly, for the probes its clock's instants carry.
+    final class StoreReference: @unchecked Sendable {
+        weak var store: Store<LoadKey, Action, ProbeClock>?
+    }
+
+    /// The store: `.cancel(id:)` of a throttle's id forgets its booked start, whose instants (a
+    /// user's clock's) are released with no lock held (`ThrottleSchedule.forget`, and the store calls
+    /// it outside its runner's lock): a probe in an instant reads the store from another thread.
+    @Test func aStoresForgottenThrottleBookingIsReleasedOutsideItsLocks() async {
+        let probes = TestStoreReleaseTests.Probes<Bool>()
+        let reference = StoreReference()
+        let clock = ProbeClock {
+            probes.read("runningEffectIDs") {
+                _ = reference.store?.runningEffectIDs
+                return true
+            }
+        }
+        let store = Store(initialValues: [:], actionHandler: Self.handler(ProbeClock.self), dependency: clock)
+        reference.store = store
+        store.handle(action: .throttled(1))
+        store.handle(action: .stopThrottle)
+        await Self.waitUntil { !probes.seen.values.isEmpty }
+        #expect(probes.blocked.values.isEmpty, "an instant was released inside a lock of the store")
+        #expect(probes.seen.values == [true], "the booked start's instants were released once")
+    }
+
+    /// The test store of the same handler: `EffectQueue.cancel` calls `ThrottleSchedule.forget` inside
+    /// the test store's queue lock (`changingQueue`), so the booking's instants are released there;
+    /// the probe's read of `queuedEffectIDs` blocks until the lock is left (here it gives up after
+    /// 2 s; on the same thread it is a deadlock). `TestStore.cancel(id:)` takes the same path, and
+    /// `ThrottleSchedule.start`, called by a throttle deciding under that lock, releases the bookings it
+    /// replaces there too.
+    @Test func aTestStoresForgottenThrottleBookingIsReleasedOutsideTheQueuesLock() {
+        let probes = TestStoreReleaseTests.Probes<[AnyHashable]>()
+        let reference = TestStoreReference()
+        let clock = ProbeClock { probes.read("queuedEffectIDs") { reference.store?.queuedEffectIDs ?? [] } }
+        let store = TestStore(initialValues: [:], actionHandler: Self.handler(ProbeClock.self), dependency: clock)
+        reference.store = store
+        store.send(.throttled(1))
+        store.send(.stopThrottle)
+        #expect(probes.blocked.values.isEmpty, "an instant was released inside the queue's lock")
+        #expect(probes.seen.values == [[]], "the booked start's instants were released once, the queue empty")
+    }
+}
+
+/// A clock that never waits, whose every instant is at its start and carries a probe: once the last
+/// copy of an instant is released, its probe runs `onRelease`.
+struct ProbeClock: Clock {
+    struct Instant: InstantProtocol {
+        var offset: Duration
+        var probe: TestStoreReleaseTests.Probe
+
+        func advanced(by duration: Duration) -> Instant {
+            Instant(offset: offset + duration, probe: probe)
+        }
+
+        func duration(to other: Instant) -> Duration {
+            other.offset - offset
+        }
+
+        static func < (lhs: Instant, rhs: Instant) -> Bool {
+            lhs.offset < rhs.offset
+        }
+
+        static func == (lhs: Instant, rhs: Instant) -> Bool {
+            lhs.offset == rhs.offset
+        }
+
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(offset)
+        }
+    }
+
+    let onRelease: @Sendable () -> Void
+
+    var now: Instant {
+        Instant(offset: .zero, probe: TestStoreReleaseTests.Probe(onRelease))
+    }
+
+    var minimumResolution: Duration {
+        .nanoseconds(1)
+    }
+
+    func sleep(until deadline: Instant, tolerance: Duration?) async throws {}
 }
