@@ -7,7 +7,7 @@ import Testing
 /// accepts against what a store does. Each test store test has its store test beside it, which shows
 /// what the store does (they pass); the test store's fail.
 @Suite struct Review10TestStoreAttackTests {
-    enum ID: Hashable { case chain, outer, inner, throttle, load, debounce }
+    enum ID: Hashable { case chain, outer, inner, throttle, load, debounce, slow, fast }
 
     enum Action: Equatable, Sendable {
         case selfCancellingChain
@@ -18,6 +18,8 @@ import Testing
         case stopChain
         case stopThrottle
         case quietDebounced
+        case slowDebounced
+        case fastDebounced
         case loaded(Int)
     }
 
@@ -53,6 +55,10 @@ import Testing
             case .quietDebounced:
                 return ActionEffect(id: ID.load) { nil }
                     .debounce(id: ID.debounce, for: .milliseconds(300), clock: clock)
+            case .slowDebounced:
+                return ActionEffect { .loaded(1) }.debounce(id: ID.slow, for: .milliseconds(300), clock: clock)
+            case .fastDebounced:
+                return ActionEffect { .loaded(2) }.debounce(id: ID.fast, for: .milliseconds(100), clock: clock)
             case .loaded(let value):
                 state.set(value: value, forKey: .page)
             }
@@ -217,6 +223,45 @@ import Testing
             store.send(.quietDebounced)
             await clock.advance(by: .milliseconds(300))
             await store.runEffectExpectingNoAction()
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: Two waits, the later one ending first
+
+    /// The store, on a test clock: of two debounced effects, the one sent second waits less; moving
+    /// the clock past its wait only starts it, and it delivers `.loaded(2)` while the first still
+    /// waits.
+    @Test func aStoresShorterWaitSentSecondDeliversFirst() async {
+        let clock = TestClock()
+        let handled = LockedList<Action>()
+        let store = Store(
+            initialValues: [:],
+            actionHandler: StoreActionHandler<LoadKey, Action, TestClock> { state, action, clock in
+                handled.append(action)
+                return Self.handler(TestClock.self).handle(store: &state, action: action, dependency: clock)
+            }, dependency: clock)
+        store.handle(action: .slowDebounced)
+        store.handle(action: .fastDebounced)
+        await clock.advance(by: .milliseconds(100))
+        await Self.waitUntil { store.get(.page, as: Int.self) == 2 }
+        #expect(handled.values == [.slowDebounced, .fastDebounced, .loaded(2)])
+    }
+
+    /// The test store of the same handler: `receive(_:after:on:)` takes the oldest queued effect
+    /// (`EffectQueue.takeFirst`, not skipping waits when a clock is advanced), the first debounce's
+    /// wait, moves the clock past the second's wait only, and waits for the first's until the effect
+    /// timeout: it fails ("waits on its clock ... Advance the clock") where a store delivers
+    /// `.loaded(2)`, and the given-up wait cancels the first debounce, which a store still runs.
+    @Test func aTestStoresShorterWaitSentSecondIsReceivedFirst() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = Self.testStore(clock: clock)
+            store.effectTimeout = .milliseconds(500)
+            store.send(.slowDebounced)
+            store.send(.fastDebounced)
+            await store.receive(.loaded(2), after: .milliseconds(100), on: clock) { $0.set(value: 2, forKey: .page) }
+            await store.receive(.loaded(1), after: .milliseconds(200), on: clock) { $0.set(value: 1, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
     }
