@@ -20,6 +20,7 @@ import Testing
         case quietDebounced
         case slowDebounced
         case fastDebounced
+        case stuckThenLoad
         case loaded(Int)
     }
 
@@ -59,6 +60,13 @@ import Testing
                 return ActionEffect { .loaded(1) }.debounce(id: ID.slow, for: .milliseconds(300), clock: clock)
             case .fastDebounced:
                 return ActionEffect { .loaded(2) }.debounce(id: ID.fast, for: .milliseconds(100), clock: clock)
+            case .stuckThenLoad:
+                // The first step runs until cancelled (a store test releases the store, which cancels it).
+                return .concatenate(
+                    ActionEffect {
+                        try? await Task.sleep(for: .seconds(3600))
+                        return nil
+                    }, ActionEffect { .loaded(2) })
             case .loaded(let value):
                 state.set(value: value, forKey: .page)
             }
@@ -264,6 +272,51 @@ import Testing
             await store.receive(.loaded(1), after: .milliseconds(200), on: clock) { $0.set(value: 1, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: A step that times out
+
+    /// The store: a concatenation whose first step does not end never starts its second step; it
+    /// still runs, and nothing of the second step was handled.
+    @Test func aStoresStepThatDoesNotEndKeepsItsConcatenationWaiting() async {
+        let handled = LockedList<Action>()
+        let store = Self.store(handled: handled)
+        store.handle(action: .stuckThenLoad)
+        try? await Task.sleep(for: .milliseconds(200))
+        #expect(handled.values == [.stuckThenLoad])
+        #expect(store.runningEffectIDs.count == 2, "the concatenation and its first step's effect")
+    }
+
+    /// The test store of the same handler: `receive` gives up on the first step after the effect
+    /// timeout (one failure, rightly), then ends it as if it had ended (`endEffect`, `finish` with
+    /// no wait): the second step starts, and is reported left over when the test store ends, a
+    /// second failure for an effect no store would start. A wait given up on ends its concatenation
+    /// instead, "as nothing after it can start" (`EffectQueue.finish`); the same holds here.
+    @Test func aTestStoresStepThatTimesOutStartsNoLaterStep() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.effectTimeout = .milliseconds(200)
+            store.send(.stuckThenLoad)
+            await store.receive(.loaded(1))
+            #expect(store.queuedEffectIDs.isEmpty, "the step after the one given up on started")
+        }
+        #expect(failures.count == 1, "\(failures.map(\.message))")
+        #expect(failures.first?.message.contains("did not finish within") == true)
+    }
+
+    // MARK: A wait left over
+
+    /// A debounced effect left queued on a test clock: the leftover's message says to receive its
+    /// action with `receive(_:)`, which, not moving the clock, fails after the effect timeout; the
+    /// way is `receive(_:after:on:)` (as the message of that failure then says).
+    @Test func aLeftoverWaitSaysToReceiveItAfterMovingTheClock() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.slowDebounced)
+        }
+        #expect(failures.count == 1)
+        let message = failures.first?.message ?? ""
+        #expect(message.contains("receive(_:after:on:)"), "does not point at receive(_:after:on:): \(message)")
     }
 
     // MARK: A throttle's booked start released inside the queue's lock
