@@ -21,6 +21,7 @@ import Testing
         case slowDebounced
         case fastDebounced
         case stuckThenLoad
+        case effectThenAction
         case loaded(Int)
     }
 
@@ -67,6 +68,8 @@ import Testing
                         try? await Task.sleep(for: .seconds(3600))
                         return nil
                     }, ActionEffect { .loaded(2) })
+            case .effectThenAction:
+                return .merge(ActionEffect { .loaded(1) }, ActionEffect(.loaded(2)))
             case .loaded(let value):
                 state.set(value: value, forKey: .page)
             }
@@ -270,6 +273,32 @@ import Testing
             store.send(.fastDebounced)
             await store.receive(.loaded(2), after: .milliseconds(100), on: clock) { $0.set(value: 2, forKey: .page) }
             await store.receive(.loaded(1), after: .milliseconds(200), on: clock) { $0.set(value: 1, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: An action effect merged after an async one
+
+    /// The store: an action effect is handled right after the current action, before the outermost
+    /// `handle(action:)` returns (its documentation), so before any action of an async effect merged
+    /// before it, whose task is made once the turn ends.
+    @Test func aStoreHandlesAMergedActionEffectBeforeTheAsyncEffectMergedBeforeIt() async {
+        let handled = LockedList<Action>()
+        let store = Self.store(handled: handled)
+        store.handle(action: .effectThenAction)
+        await Self.waitUntil { handled.values.count == 3 }
+        #expect(handled.values == [.effectThenAction, .loaded(2), .loaded(1)])
+    }
+
+    /// The test store of the same handler: it queues the parts in the merge's order, the async effect
+    /// first, so it asks for `.loaded(1)` before `.loaded(2)`, an order no store produces:
+    /// `receive(.loaded(2))` fails with "Received an unexpected action".
+    @Test func aTestStoreReceivesAMergedActionEffectBeforeTheAsyncEffectMergedBeforeIt() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.effectThenAction)
+            await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
     }
