@@ -22,6 +22,10 @@ import Testing
         case fastDebounced
         case stuckThenLoad
         case effectThenAction
+        case chainOfTwo
+        case streamOfTwo
+        case first
+        case second
         case loaded(Int)
     }
 
@@ -70,6 +74,17 @@ import Testing
                     }, ActionEffect { .loaded(2) })
             case .effectThenAction:
                 return .merge(ActionEffect { .loaded(1) }, ActionEffect(.loaded(2)))
+            case .chainOfTwo:
+                return .concatenate(ActionEffect { .first }, ActionEffect { .second })
+            case .streamOfTwo:
+                return .run { send in
+                    send(.first)
+                    send(.second)
+                }
+            case .first:
+                return ActionEffect(.loaded(3))
+            case .second:
+                return .none
             case .loaded(let value):
                 state.set(value: value, forKey: .page)
             }
@@ -299,6 +314,56 @@ import Testing
             store.send(.effectThenAction)
             await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
             await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: An action effect returned by the handler of an effect's action
+
+    /// The store: `.first`, the first step's action, returns an action effect, `.loaded(3)`, queued
+    /// in the turn that handles `.first` and so handled before the second step (started once the
+    /// first has ended, after `.first` was handled) can deliver `.second`.
+    @Test func aStoreHandlesAnActionEffectOfAStepsActionBeforeTheNextStep() async {
+        let handled = LockedList<Action>()
+        let store = Self.store(handled: handled)
+        store.handle(action: .chainOfTwo)
+        await Self.waitUntil { handled.values.count == 4 }
+        #expect(handled.values == [.chainOfTwo, .first, .loaded(3), .second])
+    }
+
+    /// The test store of the same handler: it queues `.loaded(3)` at the end, then (ending the first
+    /// step) starts the second step at the front, before it: it asks for `.second` before
+    /// `.loaded(3)`, an order no store produces.
+    @Test func aTestStoreReceivesAnActionEffectOfAStepsActionBeforeTheNextStep() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.chainOfTwo)
+            await store.receive(.first)
+            await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
+            await store.receive(.second)
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// The store: a `.run` effect's `send` returns once its action was handled, with the action
+    /// effect that action returned: `.loaded(3)` is handled before `.second` is sent.
+    @Test func aStoreHandlesAnActionEffectOfARunsActionBeforeItsNextAction() async {
+        let handled = LockedList<Action>()
+        let store = Self.store(handled: handled)
+        store.handle(action: .streamOfTwo)
+        await Self.waitUntil { handled.values.count == 4 }
+        #expect(handled.values == [.streamOfTwo, .first, .loaded(3), .second])
+    }
+
+    /// The test store of the same handler: the rest of the `.run` effect's actions are queued at the
+    /// front before `.first` is handled, and `.loaded(3)` at the end: it asks for `.second` first.
+    @Test func aTestStoreReceivesAnActionEffectOfARunsActionBeforeItsNextAction() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.streamOfTwo)
+            await store.receive(.first)
+            await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
+            await store.receive(.second)
         }
         #expect(failures.map(\.message) == [])
     }
