@@ -92,14 +92,21 @@ import Testing
         }
     }
 
-    /// A store of ``handler(_:)`` on the continuous clock; `handled` records every action.
-    static func store(handled: LockedList<Action> = LockedList()) -> Store<LoadKey, Action, ContinuousClock> {
-        let base = handler(ContinuousClock.self)
-        let recording = StoreActionHandler<LoadKey, Action, ContinuousClock> { state, action, clock in
+    /// A store of ``handler(_:)`` on `clock`; `handled` records every action.
+    static func store<C: Clock<Duration> & Sendable>(
+        clock: C, handled: LockedList<Action> = LockedList()
+    ) -> Store<LoadKey, Action, C> {
+        let base = handler(C.self)
+        let recording = StoreActionHandler<LoadKey, Action, C> { state, action, clock in
             handled.append(action)
             return base.handle(store: &state, action: action, dependency: clock)
         }
-        return Store(initialValues: [:], actionHandler: recording, dependency: ContinuousClock())
+        return Store(initialValues: [:], actionHandler: recording, dependency: clock)
+    }
+
+    /// A store of ``handler(_:)`` on the continuous clock; `handled` records every action.
+    static func store(handled: LockedList<Action> = LockedList()) -> Store<LoadKey, Action, ContinuousClock> {
+        store(clock: ContinuousClock(), handled: handled)
     }
 
     /// A test store of ``handler(_:)`` on `clock`.
@@ -261,12 +268,7 @@ import Testing
     @Test func aStoresShorterWaitSentSecondDeliversFirst() async {
         let clock = TestClock()
         let handled = LockedList<Action>()
-        let store = Store(
-            initialValues: [:],
-            actionHandler: StoreActionHandler<LoadKey, Action, TestClock> { state, action, clock in
-                handled.append(action)
-                return Self.handler(TestClock.self).handle(store: &state, action: action, dependency: clock)
-            }, dependency: clock)
+        let store = Self.store(clock: clock, handled: handled)
         store.handle(action: .slowDebounced)
         store.handle(action: .fastDebounced)
         await clock.advance(by: .milliseconds(100))
@@ -437,7 +439,7 @@ import Testing
                 return true
             }
         }
-        let store = Store(initialValues: [:], actionHandler: Self.handler(ProbeClock.self), dependency: clock)
+        let store = Self.store(clock: clock)
         reference.store = store
         store.handle(action: .throttled(1))
         store.handle(action: .stopThrottle)
