@@ -26,6 +26,9 @@ package final class ThrottleSchedule: @unchecked Sendable {
     }
 
     private let lock = Lock()
+    /// How many callers hold releases (see ``holdReleases()``), and what was let go of meanwhile.
+    private var holders = 0
+    private var held: [Any] = []
     private var bookings: [AnyHashable: any Sendable] = [:]
     /// How many bookings there may be before the next sweep.
     private var sweepAt = 64
@@ -44,9 +47,37 @@ package final class ThrottleSchedule: @unchecked Sendable {
         // lock left. (A replaced booking was released inside it: an instant whose `deinit` called
         // `cancel(id:)` on the store blocked.)
         var released: [Any] = []
-        let start = lock.withLock { decide(id, at: now, interval: interval, latest: latest, releasing: &released) }
+        let start = lock.withLock {
+            let start = decide(id, at: now, interval: interval, latest: latest, releasing: &released)
+            if holders > 0 { (held, released) = (held + released, []) }
+            return start
+        }
         withExtendedLifetime(released) {}
         return start
+    }
+
+    /// From now until the matching ``releaseHeld()``, what deciding a throttle lets go of is kept, not
+    /// released: for a caller that starts effects under a lock of its own (a test store's queue),
+    /// where a user's clock's instants must not run their `deinit`.
+    ///
+    /// ```swift
+    /// schedule.holdReleases()
+    /// queue.withValue { $0.start(effect) }    // may decide throttles
+    /// withExtendedLifetime(schedule.releaseHeld()) {}
+    /// ```
+    package func holdReleases() {
+        lock.withLock { holders += 1 }
+    }
+
+    /// Ends a ``holdReleases()``; returns what was held, for the caller to release, once no caller
+    /// holds releases any more.
+    package func releaseHeld() -> [Any] {
+        lock.withLock {
+            holders -= 1
+            guard holders == 0, !held.isEmpty else { return [] }
+            defer { held = [] }
+            return held
+        }
     }
 
     /// ``start(_:at:interval:latest:)``'s decision, with the lock held; what the bookings let go of

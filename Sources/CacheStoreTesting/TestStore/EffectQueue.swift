@@ -27,8 +27,19 @@ struct EffectQueue<Action> {
     /// The effect a `receive` took and runs, until ``finish(_:waitIsOver:)``: a cancellation
     /// meanwhile may cancel a concatenation it is a part of.
     private var taken: QueuedEffect<Action>?
+    /// The concatenations running now (started, and neither ended nor cancelled): what a
+    /// cancellation of an id finds, even while one starts its next step and has no part queued.
+    private var concatenations: [RunningConcatenation<Action>] = []
     private var lastSerial = 0
     private var removed: [Any] = []
+    /// The throttles whose booked start was let go (``takeForgottenThrottles()``).
+    private var forgottenThrottles: [AnyHashable] = []
+    /// Where the next action effect a handler returned goes, while ``start(_:origin:)`` runs: at the
+    /// front, after those it queued before (see ``Place/actionAnchor``).
+    private var actionIndex: Int?
+    /// Where the effect the taken one leaves in its concatenation goes: before the effect that came
+    /// after it when it was taken, so that what handling its action queued at the front comes first.
+    private var afterTaken: Int?
     /// When each throttled effect may start: read as a throttled effect starts.
     let throttles: ThrottleSchedule
 
@@ -52,8 +63,13 @@ struct EffectQueue<Action> {
 
     /// Starts `effect`, which a handler returned for `origin`'s action, as a store would: at the end
     /// of the queue.
+    ///
+    /// An action effect (``ActionEffect/init(_:)``) goes to the front: a store handles it as the
+    /// handler returns, before anything running delivers.
     mutating func start(_ effect: ActionEffect<Action>, origin: Origin) {
+        actionIndex = 0
         start(effect, origin: origin, at: Place(concatenation: nil, anchor: nil))
+        actionIndex = nil
     }
 
     private mutating func start(_ effect: ActionEffect<Action>, origin: Origin, at place: Place) {
@@ -65,7 +81,9 @@ struct EffectQueue<Action> {
         switch part {
         case .action(let action):
             let effect = QueuedEffect(id: AnonymousEffectID(), in: concatenation, origin: origin, delivering: action)
-            queue(effect, at: place)
+            guard concatenation == nil, let index = actionIndex else { return queue(effect, at: place) }
+            queue(effect, at: index)
+            actionIndex = index + 1
         case .cancel(let id):
             cancel(id)
         case .single(let identity, let operation):
@@ -81,8 +99,9 @@ struct EffectQueue<Action> {
         case .decidedAtStart(let decide):
             if let effect = decide(throttles) { start(effect, origin: origin, at: place) }
         case .deferred(let id, let sleep, let effect):
-            // Replaces the throttled effect waiting under `id`, not the one running under it.
-            remove(where: { $0.throttledID == id }, cancelling: [])
+            // Replaces the throttled effect waiting under `id`, not the one running under it; the
+            // new one keeps the start booked for it.
+            remove(where: { $0.throttledID == id }, cancelling: [], forgettingThrottles: false)
             let wait = QueuedEffect<Action>.Wait.throttled(id: id, effect: effect)
             queue(QueuedEffect(waiting: wait, named: id, in: concatenation, origin: origin, sleep: sleep), at: place)
         }
@@ -101,19 +120,26 @@ struct EffectQueue<Action> {
         _ id: AnyHashable, _ steps: ArraySlice<ActionEffect<Action>>, origin: Origin, at place: Place
     ) {
         if place.concatenation?.isInside(id) != true { removeRunning(named: id) }
+        // A part of a concatenation cancelled meanwhile is not started, as in a store.
+        guard place.concatenation?.isCancelledWithAncestors != true else { return removed.append(steps) }
         let concatenation = RunningConcatenation(id: id, parent: place.concatenation, origin: origin, steps: steps)
+        concatenations.append(concatenation)
         place.concatenation?.runningParts += 1
         advance(concatenation, before: place.anchor)
     }
 
     private mutating func queue(_ effect: QueuedEffect<Action>, at place: Place) {
+        // A part of a concatenation cancelled meanwhile is not started, as in a store.
+        guard place.concatenation?.isCancelledWithAncestors != true else { return removed.append(effect) }
+        place.concatenation?.runningParts += 1
+        let index = place.anchor.flatMap { anchor in effects.firstIndex { $0.serial == anchor } } ?? effects.count
+        queue(effect, at: index)
+    }
+
+    private mutating func queue(_ effect: QueuedEffect<Action>, at index: Int) {
         var effect = effect
         lastSerial += 1
         effect.serial = lastSerial
-        place.concatenation?.runningParts += 1
-        guard let anchor = place.anchor, let index = effects.firstIndex(where: { $0.serial == anchor }) else {
-            return effects.append(effect)
-        }
         effects.insert(effect, at: index)
     }
 
@@ -124,6 +150,7 @@ struct EffectQueue<Action> {
     private mutating func advance(_ concatenation: RunningConcatenation<Action>, before anchor: Int?) {
         while concatenation.runningParts == 0, !concatenation.isCancelledWithAncestors {
             guard let step = concatenation.takeNextStep() else {
+                concatenations.removeAll { $0 === concatenation }
                 return partEnded(in: concatenation.parent, before: anchor)
             }
             // Counted as running while its parts start, as a store's step is: a part replacing another
@@ -146,7 +173,7 @@ struct EffectQueue<Action> {
     /// Cancels what runs and waits under `id`, as `.cancel(id:)` and `cancel(id:)` do: the effect, the
     /// concatenation with every part of it, and the throttled effect waiting under `id`.
     mutating func cancel(_ id: AnyHashable) {
-        throttles.forget(id)
+        forgottenThrottles.append(id)
         remove(where: { $0.isNamed(id) || $0.throttledID == id }, cancelling: concatenations(named: id))
     }
 
@@ -155,45 +182,41 @@ struct EffectQueue<Action> {
         remove(where: { $0.isNamed(id) }, cancelling: concatenations(named: id))
     }
 
-    /// The running concatenations named `id`, found through their queued parts and the taken effect.
+    /// The running concatenations named `id`.
     private func concatenations(named id: AnyHashable) -> [RunningConcatenation<Action>] {
-        var found: [RunningConcatenation<Action>] = []
-        for effect in effects + (taken.map { [$0] } ?? []) {
-            var next = effect.concatenation
-            while let concatenation = next {
-                if concatenation.id == id, !concatenation.isCancelled, !found.contains(where: { $0 === concatenation })
-                {
-                    found.append(concatenation)
-                }
-                next = concatenation.parent
-            }
-        }
-        return found
+        concatenations.filter { $0.id == id }
     }
 
     /// Cancels `cancelled` and removes every part of them, and the effects `isRemoved` picks; then
     /// each concatenation that lost a part of its running step goes on once none is left.
+    ///
+    /// A throttled effect removed while it waited lets go of the start booked for it, unless
+    /// `forgettingThrottles` is false (a newer one waiting in its place keeps it).
     private mutating func remove(
-        where isRemoved: (QueuedEffect<Action>) -> Bool, cancelling cancelled: [RunningConcatenation<Action>]
+        where isRemoved: (QueuedEffect<Action>) -> Bool, cancelling cancelled: [RunningConcatenation<Action>],
+        forgettingThrottles: Bool = true
     ) {
         for concatenation in cancelled { removed.append(concatenation.cancel()) }
+        if !cancelled.isEmpty { concatenations.removeAll { $0.isCancelledWithAncestors } }
         var ended: [(concatenation: RunningConcatenation<Action>?, anchor: Int?)] = []
         var kept: [QueuedEffect<Action>] = []
-        var leaving: [QueuedEffect<Action>] = []
+        var gone: [QueuedEffect<Action>] = []
+        var leaving = 0
         for effect in effects {
             if effect.concatenation?.isCancelledWithAncestors == true || isRemoved(effect) {
-                leaving.append(effect)
+                gone.append(effect)
+                leaving += 1
             } else {
                 // The parts removed before it end here: what follows them starts in their place.
-                for left in leaving { ended.append((left.concatenation, effect.serial)) }
-                removed.append(contentsOf: leaving)
-                leaving = []
+                for left in gone.suffix(leaving) { ended.append((left.concatenation, effect.serial)) }
+                leaving = 0
                 kept.append(effect)
             }
         }
-        for left in leaving { ended.append((left.concatenation, nil)) }
-        removed.append(contentsOf: leaving)
+        for left in gone.suffix(leaving) { ended.append((left.concatenation, nil)) }
         effects = kept
+        if forgettingThrottles { forgottenThrottles += gone.compactMap(\.throttledID) }
+        removed.append(contentsOf: gone)
         // A cancelled concatenation is a part of its parent's step that has ended.
         for concatenation in cancelled { ended.append((concatenation.parent, effects.first?.serial)) }
         for (concatenation, anchor) in ended { partEnded(in: concatenation, before: anchor) }
@@ -201,7 +224,17 @@ struct EffectQueue<Action> {
 
     // MARK: - Running
 
-    /// Takes the oldest queued effect, for a `receive` to run; ``finish(_:waitIsOver:)`` ends it.
+    /// How a taken effect ended (see ``finish(_:_:)``).
+    enum Ending {
+        /// It ran to its end, and its action, if any, was handled.
+        case ran
+        /// It was a wait, and the wait is over.
+        case waitIsOver
+        /// The test store gave up on it (a timeout, a cancelled `receive`).
+        case gaveUp
+    }
+
+    /// Takes the oldest queued effect, for a `receive` to run; ``finish(_:_:)`` ends it.
     ///
     /// - Parameter skippingWaits: Take the oldest effect that does not wait on a clock, if any: for a
     ///   `receive` that does not advance a clock, a wait (a debounce's, a throttle's) is not over
@@ -210,6 +243,7 @@ struct EffectQueue<Action> {
         guard !effects.isEmpty else { return nil }
         let index = skippingWaits ? effects.firstIndex { $0.wait == nil } ?? 0 : 0
         taken = effects.remove(at: index)
+        afterTaken = index < effects.count ? effects[index].serial : nil
         return taken
     }
 
@@ -226,30 +260,41 @@ struct EffectQueue<Action> {
         }
     }
 
-    /// The taken `effect` has run, and the action it produced, if any, was handled: its part has
-    /// ended, and what follows it starts at the front. A wait that is over starts the throttled
-    /// effect it waited for; one given up on (`waitIsOver` false) ends its concatenation, as nothing
+    /// The taken `effect` has ended: its part of its concatenation's step ended, and what follows it
+    /// starts where the effect was, after what handling its action queued. A wait that is over starts
+    /// the throttled effect it waited for. An effect given up on ends its concatenation, as nothing
     /// after it can start.
-    mutating func finish(_ effect: QueuedEffect<Action>, waitIsOver: Bool = false) {
+    mutating func finish(_ effect: QueuedEffect<Action>, _ ending: Ending) {
         taken = nil
-        let front = effects.first?.serial
-        guard effect.wait == nil || waitIsOver else {
+        let anchor = afterTaken.flatMap { serial in effects.contains { $0.serial == serial } ? serial : nil }
+        afterTaken = nil
+        guard ending != .gaveUp else {
             // Cancelled meanwhile, it has already ended its part of its parent's step.
             guard let concatenation = effect.concatenation, !concatenation.isCancelledWithAncestors else { return }
             return remove(where: { _ in false }, cancelling: [concatenation])
         }
-        if case .throttled(let id, let throttled)? = effect.wait, effect.concatenation?.isCancelledWithAncestors != true
+        if ending == .waitIsOver, case .throttled(let id, let throttled)? = effect.wait,
+            effect.concatenation?.isCancelledWithAncestors != true
         {
-            let place = Place(concatenation: effect.concatenation, anchor: front)
-            startConcatenation(id, [throttled][...], origin: effect.origin, at: place)
+            startConcatenation(
+                id, [throttled][...], origin: effect.origin,
+                at: Place(concatenation: effect.concatenation, anchor: anchor))
         }
-        partEnded(in: effect.concatenation, before: front)
+        partEnded(in: effect.concatenation, before: anchor)
     }
 
     /// Empties the queue; returns what it held.
     mutating func removeAll() -> [QueuedEffect<Action>] {
         defer { effects = [] }
         return effects
+    }
+
+    /// The ids of the throttles whose booked start was let go since the last call: the caller tells
+    /// the throttle schedule once its lock is left, as forgetting releases a user's clock's instants.
+    mutating func takeForgottenThrottles() -> [AnyHashable] {
+        guard !forgottenThrottles.isEmpty else { return [] }
+        defer { forgottenThrottles = [] }
+        return forgottenThrottles
     }
 
     /// What was removed since the last call, to be released once the caller's lock is left.

@@ -69,7 +69,7 @@ extension TestStore {
         // A wait (a debounce's, a throttle's) is not the effect: once it is over, the effect it waited
         // for is queued first, and runs next.
         guard effect.wait == nil else {
-            endEffect(effect, waitIsOver: true)
+            endEffect(effect, .waitIsOver)
             return false
         }
         defer { endEffect(effect) }

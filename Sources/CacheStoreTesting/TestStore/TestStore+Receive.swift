@@ -97,7 +97,7 @@ extension TestStore {
         advancing clock: (TestClock, Duration)?,
         expecting: (inout CacheStore<Key>) throws -> Void
     ) async {
-        let expectation = EffectExpectation.receiving(action)
+        let expectation = EffectExpectation.receiving(action, advancing: clock?.1)
         var skipped: [String] = []
         var clock = clock
         // One effect when exhaustive; a non-exhaustive receive goes on until an effect produces `action`.
@@ -184,7 +184,7 @@ extension TestStore {
         // A wait (a debounce's, a throttle's) delivers nothing: once it is over, what it waited for is
         // queued first, and the receive goes on with it.
         guard effect.wait == nil else {
-            endEffect(effect, waitIsOver: true)
+            endEffect(effect, .waitIsOver)
             return false
         }
         // Its part ends after its action was handled, as in a store: then its concatenation's next

@@ -7,12 +7,27 @@ struct EffectExpectation {
     /// The call as the messages name it: "receive(_:)".
     let call: String
 
-    static func receiving<Action>(_ action: Action) -> EffectExpectation {
-        EffectExpectation(summary: "Expected to receive \(ValueDump.inline(action))", call: "receive(_:)")
+    /// How to get past a wait on a clock that did not move.
+    let clockAdvice: String
+
+    /// - Parameter advance: How far the `receive` moves a clock, if it does.
+    static func receiving<Action>(_ action: Action, advancing advance: Duration? = nil) -> EffectExpectation {
+        let advice =
+            if let advance {
+                """
+                receive(_:after:on:) runs the oldest queued effect, and moving the clock \(advance) did not end \
+                its wait: move it to the end of this wait, or cancel the effect first.
+                """
+            } else {
+                "Advance the clock: receive(_:after:on:) advances a TestClock while the effect waits."
+            }
+        return EffectExpectation(
+            summary: "Expected to receive \(ValueDump.inline(action))", call: "receive(_:)", clockAdvice: advice)
     }
 
     static let noAction = EffectExpectation(
-        summary: "Expected an effect to finish without an action", call: "runEffectExpectingNoAction()")
+        summary: "Expected an effect to finish without an action", call: "runEffectExpectingNoAction()",
+        clockAdvice: "Advance the clock first (a TestClock's advance(by:)), then run the effect.")
 }
 
 extension TestStore {
@@ -79,7 +94,7 @@ extension TestStore {
             message = """
                 \(expectation.summary), but \(id) waits on its clock (a debounce or a throttle), which did not \
                 reach the end of the wait within \(effectTimeout).
-                Advance the clock: receive(_:after:on:) advances a TestClock while the effect waits.
+                \(expectation.clockAdvice)
                 """
         case .timedOut:
             message = """
@@ -92,7 +107,7 @@ extension TestStore {
                 The task awaiting \(expectation.call) was cancelled; the effect was cancelled too.
                 """
         }
-        endEffect(effect)
+        endEffect(effect, .gaveUp)
         TestStoreFailure.report(message, at: location)
         return nil
     }
@@ -104,9 +119,9 @@ extension TestStore {
     }
 
     /// Ends `effect`, taken by ``takeOldestEffect(for:blocking:advancingClock:at:skipped:)`` and run: what follows it
-    /// in its concatenation starts (see ``EffectQueue/finish(_:waitIsOver:)``).
-    func endEffect(_ effect: QueuedEffect<Action>, waitIsOver: Bool = false) {
-        changingQueue { $0.finish(effect, waitIsOver: waitIsOver) }
+    /// in its concatenation starts (see ``EffectQueue/finish(_:_:)``).
+    func endEffect(_ effect: QueuedEffect<Action>, _ ending: EffectQueue<Action>.Ending = .ran) {
+        changingQueue { $0.finish(effect, ending) }
     }
 }
 

@@ -84,7 +84,9 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
 
     /// The effects handlers started, oldest first, each waiting for a `receive` to run it (see
     /// ``EffectQueue``).
-    let queue = LockedValue(EffectQueue<Action>(throttles: ThrottleSchedule()))
+    let queue: LockedValue<EffectQueue<Action>>
+    /// When each throttled effect may start, as a store keeps it.
+    let throttles: ThrottleSchedule
     /// What the test can change: see ``effectTimeout`` and ``skippedAssertionsOutput``.
     @usableFromInline let settings = LockedValue(TestStoreSettings())
     /// ``exhaustivity``, as its ``Exhaustivity/word``: every `send` reads it, and an atomic load costs
@@ -151,6 +153,9 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         column: UInt = #column
     ) {
         self.store = store
+        let throttles = ThrottleSchedule()
+        self.throttles = throttles
+        queue = LockedValue(EffectQueue(throttles: throttles))
     }
 
     deinit {
@@ -326,8 +331,14 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// user's closures, actions and ids, whose `deinit` may call this test store).
     @discardableResult
     func changingQueue<Result>(_ body: (inout EffectQueue<Action>) -> Result) -> Result {
-        let (result, removed) = queue.withValue { queue in (body(&queue), queue.takeRemoved()) }
-        withExtendedLifetime(removed) {}
+        // The throttles decided meanwhile let go of what they replace once the lock is left, too.
+        throttles.holdReleases()
+        let (result, forgotten, removed) = queue.withValue { queue in
+            (body(&queue), queue.takeForgottenThrottles(), queue.takeRemoved())
+        }
+        let held = throttles.releaseHeld()
+        for id in forgotten { throttles.forget(id) }
+        withExtendedLifetime((removed, held)) {}
         return result
     }
 
@@ -343,11 +354,15 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
                 if exhaustivity.showsSkippedAssertions { logSkippedLeftover(effect) }
                 continue
             }
+            let advice =
+                effect.wait == nil
+                ? "Receive its action with receive(_:)"
+                : "It waits on its clock: receive what it waits for with receive(_:after:on:)"
             TestStoreFailure.report(
                 """
                 Expected no queued effects when the test store ended, but \(effect.name), started by \
                 \(ValueDump.inline(effect.origin.action)), is still queued.
-                Receive its action with receive(_:), or cancel it with cancel(id:).
+                \(advice), or cancel it with cancel(id:).
                 """,
                 at: effect.origin.location)
         }
