@@ -34,9 +34,9 @@ struct EffectQueue<Action> {
     private var removed: [Any] = []
     /// The throttles whose booked start was let go (``takeForgottenThrottles()``).
     private var forgottenThrottles: [AnyHashable] = []
-    /// Where the next action effect a handler returned goes, while ``start(_:origin:)`` runs: at the
-    /// front, after those it queued before (see ``Place/actionAnchor``).
-    private var actionIndex: Int?
+    /// While ``start(_:origin:)`` runs, whether its action effects go to the front, and the serial of
+    /// the last one queued there: the next one goes right after it.
+    private var frontActions: (isOn: Bool, last: Int?) = (false, nil)
     /// Where the effect the taken one leaves in its concatenation goes: before the effect that came
     /// after it when it was taken, so that what handling its action queued at the front comes first.
     private var afterTaken: Int?
@@ -67,9 +67,9 @@ struct EffectQueue<Action> {
     /// An action effect (``ActionEffect/init(_:)``) goes to the front: a store handles it as the
     /// handler returns, before anything running delivers.
     mutating func start(_ effect: ActionEffect<Action>, origin: Origin) {
-        actionIndex = 0
+        frontActions = (true, nil)
         start(effect, origin: origin, at: Place(concatenation: nil, anchor: nil))
-        actionIndex = nil
+        frontActions = (false, nil)
     }
 
     private mutating func start(_ effect: ActionEffect<Action>, origin: Origin, at place: Place) {
@@ -81,9 +81,9 @@ struct EffectQueue<Action> {
         switch part {
         case .action(let action):
             let effect = QueuedEffect(id: AnonymousEffectID(), in: concatenation, origin: origin, delivering: action)
-            guard concatenation == nil, let index = actionIndex else { return queue(effect, at: place) }
-            queue(effect, at: index)
-            actionIndex = index + 1
+            guard concatenation == nil, frontActions.isOn else { return queue(effect, at: place) }
+            let after = frontActions.last.flatMap { last in effects.firstIndex { $0.serial == last } }
+            frontActions.last = queue(effect, at: after.map { $0 + 1 } ?? 0)
         case .cancel(let id):
             cancel(id)
         case .single(let identity, let operation):
@@ -136,11 +136,14 @@ struct EffectQueue<Action> {
         queue(effect, at: index)
     }
 
-    private mutating func queue(_ effect: QueuedEffect<Action>, at index: Int) {
+    /// Queues `effect` at `index`; returns its serial.
+    @discardableResult
+    private mutating func queue(_ effect: QueuedEffect<Action>, at index: Int) -> Int {
         var effect = effect
         lastSerial += 1
         effect.serial = lastSerial
         effects.insert(effect, at: index)
+        return lastSerial
     }
 
     // MARK: - Steps
