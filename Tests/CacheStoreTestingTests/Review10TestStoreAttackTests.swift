@@ -282,9 +282,8 @@ import Testing
     /// timeout: it fails ("waits on its clock ... Advance the clock") where a store delivers
     /// `.loaded(2)`, and the given-up wait cancels the first debounce, which a store still runs.
     ///
-    /// A known limitation, left for now: the queue does not know when a wait ends (a wait is an
-    /// opaque sleep), so a `receive` cannot pick the wait a clock's advance ends. What holds: the
-    /// failure says that `receive(_:after:on:)` runs the oldest effect, and how far the clock moved.
+    /// Now a queued wait knows its deadline (`EffectWait`): a `receive` that advances a clock takes
+    /// the wait that advance ends first.
     @Test func aTestStoresShorterWaitSentSecondIsReceivedFirst() async {
         let clock = TestClock()
         let failures = await captureFailures {
@@ -295,10 +294,7 @@ import Testing
             await store.receive(.loaded(2), after: .milliseconds(100), on: clock) { $0.set(value: 2, forKey: .page) }
             await store.receive(.loaded(1), after: .milliseconds(200), on: clock) { $0.set(value: 1, forKey: .page) }
         }
-        withKnownIssue("a receive runs the oldest wait, not the one the clock's advance ends") {
-            #expect(failures.map(\.message) == [])
-        }
-        #expect(failures.first?.message.contains("runs the oldest queued effect, and moving the clock") == true)
+        #expect(failures.map(\.message) == [])
     }
 
     // MARK: An action effect merged after an async one

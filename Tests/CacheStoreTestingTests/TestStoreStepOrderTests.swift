@@ -190,6 +190,21 @@ import Testing
         }
         #expect(failures.map(\.message) == [])
     }
+
+    /// A `receive` whose advance ends no queued wait runs the oldest, and when its wait does not end,
+    /// says so: that the receive runs the oldest effect, and how far the clock moved.
+    @Test func aReceiveWhoseAdvanceEndsNoWaitSaysHowFarTheClockMoved() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = Self.testStore(clock: clock)
+            store.effectTimeout = .milliseconds(300)
+            store.send(.typed)
+            await store.receive(.loaded(4), after: .milliseconds(100), on: clock)
+        }
+        #expect(failures.count == 1)
+        let message = failures.first?.message ?? ""
+        #expect(message.contains("runs the oldest queued effect, and moving the clock 0.1 seconds"), "\(message)")
+    }
 }
 
 /// Gates compare by identity, so that an action can carry one.

@@ -14,13 +14,13 @@ extension ActionEffect {
         /// Under `id`, start each of `effects` once the one before it has ended.
         case concatenation(id: AnyHashable, [ActionEffect])
         /// Wait, producing no action, before what follows in a concatenation; throws when cancelled.
-        case delay(@Sendable () async throws -> Void)
+        case delay(EffectWait)
         /// Ask, now that the effect starts, what to start, if anything (a debounce reads its clock, a
         /// throttle the store's schedule).
         case decidedAtStart(@Sendable (ThrottleSchedule) -> ActionEffect?)
         /// Wait under `id`'s waiting slot (replacing only the effect waiting there), then start
         /// `effect` as a concatenation under `id`, replacing the one running under it.
-        indirect case deferred(id: AnyHashable, wait: @Sendable () async throws -> Void, effect: ActionEffect)
+        indirect case deferred(id: AnyHashable, wait: EffectWait, effect: ActionEffect)
     }
 
     /// Calls `body` with each part of the effect, in order; a merged effect's parts one by one.

@@ -73,10 +73,7 @@ extension ActionEffect {
                 case .now:
                     return .concatenate(id: id, [effect])
                 case .at(let deadline):
-                    let wait: @Sendable () async throws -> Void = {
-                        try await clock.sleep(until: deadline, tolerance: nil)
-                    }
-                    return ActionEffect(id: id, operation: .deferred(wait, effect))
+                    return ActionEffect(id: id, operation: .deferred(EffectWait(until: deadline, on: clock), effect))
                 case .never:
                     return nil
                 }
@@ -85,7 +82,6 @@ extension ActionEffect {
 
     /// An effect that waits until `deadline` on `clock` and produces no action.
     static func delay<C: Clock>(until deadline: C.Instant, on clock: C) -> ActionEffect {
-        ActionEffect(
-            id: nil, operation: .delay { try await clock.sleep(until: deadline, tolerance: nil) })
+        ActionEffect(id: nil, operation: .delay(EffectWait(until: deadline, on: clock)))
     }
 }

@@ -91,7 +91,7 @@ public struct ActionEffect<Action> {
         case concatenated([ActionEffect])
         /// Waits (for a debounce's or a throttle's deadline) and produces no action; it throws when
         /// cancelled. Only inside a concatenation.
-        case delay(@Sendable () async throws -> Void)
+        case delay(EffectWait)
         /// What to start, decided when the effect starts, not when it is made (`nil`: nothing): a
         /// debounced effect's deadline, read from its clock then; a throttled effect, decided against
         /// the store's throttle schedule then. So an effect made once and returned later is timed
@@ -100,7 +100,7 @@ public struct ActionEffect<Action> {
         /// A throttled effect that waits for its turn (it throws when cancelled), then starts
         /// `ActionEffect` under the effect's id, replacing what runs under it. While it waits, it
         /// replaces only the one waiting under the id.
-        indirect case deferred(@Sendable () async throws -> Void, ActionEffect)
+        indirect case deferred(EffectWait, ActionEffect)
     }
 
     /// An effect that runs `effect` concurrently and handles the action it returns, if any.

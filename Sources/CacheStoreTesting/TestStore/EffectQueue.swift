@@ -239,15 +239,33 @@ struct EffectQueue<Action> {
 
     /// Takes the oldest queued effect, for a `receive` to run; ``finish(_:_:)`` ends it.
     ///
-    /// - Parameter skippingWaits: Take the oldest effect that does not wait on a clock, if any: for a
-    ///   `receive` that does not advance a clock, a wait (a debounce's, a throttle's) is not over
-    ///   before the effects started after it have run.
-    mutating func takeFirst(skippingWaits: Bool) -> QueuedEffect<Action>? {
-        guard !effects.isEmpty else { return nil }
-        let index = skippingWaits ? effects.firstIndex { $0.wait == nil } ?? 0 : 0
+    /// - Parameter advance: The clock the `receive` moves, and how far, if it moves one. Without one,
+    ///   the oldest effect that does not wait on a clock is taken, if any: a wait (a debounce's, a
+    ///   throttle's) is not over before the effects started after it have run. With one, when the
+    ///   oldest effect is a wait, the wait that advance ends first is taken, as it is the first to
+    ///   end in a store.
+    mutating func takeFirst(advancing advance: (clock: AnyObject, by: Duration)?) -> QueuedEffect<Action>? {
+        guard let first = effects.first else { return nil }
+        var index = 0
+        if let advance {
+            if first.wait != nil, let soonest = soonestWait(endedBy: advance) { index = soonest }
+        } else {
+            index = effects.firstIndex { $0.wait == nil } ?? 0
+        }
         taken = effects.remove(at: index)
         afterTaken = index < effects.count ? effects[index].serial : nil
         return taken
+    }
+
+    /// The index of the queued wait on `advance.clock` that ends first and by the end of the advance;
+    /// of two that end together, the older.
+    private func soonestWait(endedBy advance: (clock: AnyObject, by: Duration)) -> Int? {
+        var soonest: (index: Int, left: Duration)?
+        for (index, effect) in effects.enumerated() {
+            guard let left = effect.deadline?.timeLeft(on: advance.clock), left <= advance.by else { continue }
+            if soonest.map({ left < $0.left }) ?? true { soonest = (index, left) }
+        }
+        return soonest?.index
     }
 
     /// Queues the actions the taken `effect` produced after the first, first and in order: the rest of

@@ -26,6 +26,8 @@ struct QueuedEffect<Action>: @unchecked Sendable {
     let concatenation: RunningConcatenation<Action>?
     /// What it leads to when it is a wait, which delivers nothing; `nil` for an effect's work.
     let wait: Wait?
+    /// When the wait ends, for a wait.
+    let deadline: EffectWait?
     let origin: Origin
     /// Sends any number of actions, and returns the last one, if any.
     private let work: @Sendable (Send<Action>) async -> Action?
@@ -38,6 +40,7 @@ struct QueuedEffect<Action>: @unchecked Sendable {
         self.id = id
         self.concatenation = concatenation
         self.wait = nil
+        self.deadline = nil
         self.origin = origin
         self.work = work
     }
@@ -52,11 +55,12 @@ struct QueuedEffect<Action>: @unchecked Sendable {
     /// A wait on a clock, named `id`, that leads to `wait` once `sleep` returns.
     init(
         waiting wait: Wait, named id: AnyHashable, in concatenation: RunningConcatenation<Action>?, origin: Origin,
-        sleep: @escaping @Sendable () async throws -> Void
+        sleep: EffectWait
     ) {
         self.id = id
         self.concatenation = concatenation
         self.wait = wait
+        self.deadline = sleep
         self.origin = origin
         self.work = { _ in
             try? await sleep()

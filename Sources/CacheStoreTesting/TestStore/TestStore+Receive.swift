@@ -102,7 +102,8 @@ extension TestStore {
         var clock = clock
         // One effect when exhaustive; a non-exhaustive receive goes on until an effect produces `action`.
         while let effect = takeOldestEffect(
-            for: expectation, blocking: false, advancingClock: clock != nil, at: location, skipped: skipped),
+            for: expectation, blocking: false, advancing: clock.map { (clock: $0.0, by: $0.1) }, at: location,
+            skipped: skipped),
             let produced = actions(
                 of: effect, await run(effect, advancing: clock.take()), for: expectation, at: location),
             !finishReceiving(

@@ -37,15 +37,14 @@ extension TestStore {
     /// - Parameters:
     ///   - expectation: What the caller expects of the effect, for the failure messages.
     ///   - blocking: Whether the caller blocks its thread until the effect has run.
-    ///   - advancingClock: Whether the caller advances a clock while the effect runs; if not, an effect
-    ///     waiting on a clock is taken only when nothing else is queued (see
-    ///     ``EffectQueue/takeFirst(skippingWaits:)``).
+    ///   - advancing: The clock the caller advances while the effect runs, and how far, if it does
+    ///     (see ``EffectQueue/takeFirst(advancing:)``).
     ///   - location: Where failures are reported.
     ///   - skipped: What a non-exhaustive `receive` skipped before, for the message when the queue runs
     ///     out.
     func takeOldestEffect(
-        for expectation: EffectExpectation, blocking: Bool, advancingClock: Bool = false, at location: FailureLocation,
-        skipped: [String] = []
+        for expectation: EffectExpectation, blocking: Bool, advancing: (clock: TestClock, by: Duration)? = nil,
+        at location: FailureLocation, skipped: [String] = []
     ) -> QueuedEffect<Action>? {
         if blocking, !QueuedEffect<Action>.canRunOnOwnThread, isInsideTask {
             TestStoreFailure.report(
@@ -57,7 +56,8 @@ extension TestStore {
                 at: location)
             return nil
         }
-        if let effect = changingQueue({ $0.takeFirst(skippingWaits: !advancingClock) }) { return effect }
+        let advance = advancing.map { (clock: $0.clock as AnyObject, by: $0.by) }
+        if let effect = changingQueue({ $0.takeFirst(advancing: advance) }) { return effect }
         guard skipped.isEmpty else {
             TestStoreFailure.report(
                 """
@@ -118,7 +118,7 @@ extension TestStore {
         changingQueue { $0.requeue(produced.dropFirst(), from: effect) }
     }
 
-    /// Ends `effect`, taken by ``takeOldestEffect(for:blocking:advancingClock:at:skipped:)`` and run: what follows it
+    /// Ends `effect`, taken by ``takeOldestEffect(for:blocking:advancing:at:skipped:)`` and run: what follows it
     /// in its concatenation starts (see ``EffectQueue/finish(_:_:)``).
     func endEffect(_ effect: QueuedEffect<Action>, _ ending: EffectQueue<Action>.Ending = .ran) {
         changingQueue { $0.finish(effect, ending) }
