@@ -1,4 +1,5 @@
 import CacheStore
+import Observation
 import Testing
 
 /// A typed read loads a value stored as its own small type straight from the `Any`'s buffer, and casts
@@ -86,6 +87,46 @@ import Testing
             withExtendedLifetime(dog) {}
         }
         #expect(released == nil, "and releases it after its last use")
+    }
+
+    /// Two words, one a reference: held inline in an `Any`, and copied with a retain.
+    struct Holder {
+        let object: ReleaseProbe
+        let tag: Int
+    }
+
+    /// A typed read moves the value out of its own copy of the `Any` (the copy is not destroyed after),
+    /// and the store's replaced values are destroyed in place: each copy owns exactly one reference.
+    /// Reading more than was stored would release the object while the cache holds it (a crash, or
+    /// `released` too early); reading less would leak it (`released` stays 0).
+    @Test func readsAndReplacementsOwnExactlyTheReferencesTheyMake() {
+        let released = Recorder<Int>()
+        let cache = CacheStore<Key>(initialValues: [:])
+        cache.set(value: Holder(object: ReleaseProbe { released.append(1) }, tag: 1), forKey: .item(1))
+        for _ in 0..<1_000 {
+            withObservationTracking({ #expect(cache.get(.item(1), as: Holder.self)?.tag == 1) }, onChange: {})
+            #expect(cache.get(.item(1), as: Holder.self)?.tag == 1)
+        }
+        var kept = cache.get(.item(1), as: Holder.self)
+        cache.set(value: Holder(object: ReleaseProbe { released.append(1) }, tag: 2), forKey: .item(1))
+        #expect(released.values.count == 0, "the read copy keeps the replaced value's object")
+        kept = nil
+        #expect(released.values.count == 1, "released with the last copy, once")
+        withExtendedLifetime(kept) {}
+
+        let store = Store(
+            initialValues: [.item(1): Holder(object: ReleaseProbe { released.append(1) }, tag: 3)],
+            actionHandler: StoreActionHandler<Key, Int, Void> { state, tag, _ in
+                state.set(value: Holder(object: ReleaseProbe { released.append(1) }, tag: tag), forKey: .item(1))
+                return .none
+            })
+        for tag in 4..<1_004 {
+            store.handle(action: tag)
+            #expect(store.get(.item(1), as: Holder.self)?.tag == tag)
+        }
+        #expect(released.values.count == 1_001, "each action's replaced value released once")
+        cache.remove(.item(1))
+        #expect(released.values.count == 1_002)
     }
 
     @Test func resolveUpdateAndValuesInCacheReadTheSameWay() throws {

@@ -40,23 +40,15 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             self.value = value
         }
 
-        /// Whether the slot holds a value, read in place.
+        /// Whether the slot holds a value, read in place (see ``holdsValue(_:)``).
         ///
-        /// `value != nil` copies the value through the runtime's value witnesses and destroys the copy
-        /// (an `Any?` is address-only): a scope's first read and its release tested a slot so
-        /// (callgrind, `scope-create`: 15,535 → 15,158 instructions per row). An `Any?` is `nil` exactly when
-        /// the type word of its existential container, after the three-word inline buffer, is zero:
-        /// `Any`'s layout in the Swift ABI, whose `Optional` takes the null type pointer as `none`.
-        /// Debug builds check the answer against `value != nil`. (A `switch` over the `Any?` with no
-        /// binding copied it too: 15,194 instructions per row.)
+        /// `value != nil` copies the value through the runtime's value witnesses and destroys the copy:
+        /// a scope's first read and its release tested a slot so (callgrind, `scope-create`: 15,535 →
+        /// 15,158 instructions per row). (A `switch` over the `Any?` with no binding copied it too:
+        /// 15,194 instructions per row.)
         @inlinable
         mutating func hasValueInPlace() -> Bool {
-            let hasValue = withUnsafeMutablePointer(to: &value) { pointer in
-                UnsafeMutableRawPointer(pointer).load(
-                    fromByteOffset: 3 * MemoryLayout<UnsafeRawPointer>.stride, as: UInt.self) != 0
-            }
-            assert(hasValue == (value != nil), "an Any? laid out otherwise than the Swift ABI says")
-            return hasValue
+            holdsValue(&value)
         }
 
         /// Whether a scope's subject is listed: the slot then stays, empty, when its key is removed.
@@ -162,7 +154,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         }
         let keyPath = core.subjectKeyPath
         Unmanaged.passUnretained(subject.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.access(keyPath: keyPath) }
-        return slot.value
+        return copyInPlace(&slot.value)
     }
 
     /// Takes `subject`, a scope's subject linked here, out of the slot it is linked into; drops the
@@ -252,7 +244,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         Unmanaged.passUnretained(slot.subjects.unsafelyUnwrapped)._withUnsafeGuaranteedRef {
             $0.access(keyPath: keyPath)
         }
-        return slot.value
+        return copyInPlace(&slot.value)
     }
 
     /// Drops every empty slot that no scope's subject is linked to; their observers are told, so that

@@ -171,7 +171,7 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
         if let key = onlyKey.take() {
             var changes = consume buffer
             guard recordingChanges else {
-                _ = baseAccess.write(key, onlyValue.take())  // the value replaced is released here, unlocked
+                dropReplacedValue(baseAccess.write(key, onlyValue.take()))  // released here, unlocked
                 return changes
             }
             let value = onlyValue.take()
