@@ -319,11 +319,15 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         // Tested, not unwrapped: `if let` copied the value and destroyed the copy, both through the
         // runtime's value witnesses (callgrind, `store-handle`: 2,095 → 2,034 per action).
         if value != nil {
-            var wasEmptySlot = false
-            previous = Self.store(
-                consume value, in: &slots[key, default: Slot(value: nil)], wasEmptySlot: &wasEmptySlot,
-                into: &publication)
-            if wasEmptySlot { emptySlotCount -= 1 }
+            if let index = slots.index(forKey: key) {
+                var wasEmptySlot = false
+                previous = Self.store(
+                    consume value, in: &slots.values[index], wasEmptySlot: &wasEmptySlot, into: &publication)
+                if wasEmptySlot { emptySlotCount -= 1 }
+            } else {
+                slots[key] = Slot(value: consume value)  // a new key: no one observes it yet
+                previous = nil
+            }
         } else {
             guard let index = slots.index(forKey: key), slots.values[index].value != nil else { return nil }
             if slots.values[index].hasLinkedSubjects {
