@@ -1,0 +1,200 @@
+import CacheStore
+import CacheStoreTesting
+import Foundation
+import Testing
+
+/// Review 11's attacks on the test store's queue (`EffectQueue`, `RunningConcatenation`): what it
+/// accepts against what a store does. Each test store test has its store test beside it, which shows
+/// what the store does (they pass); the test store's fail.
+@Suite struct Review11TestStoreAttackTests {
+    enum ID: Hashable { case load, outer, inner }
+
+    enum Action: Equatable, Sendable {
+        case asyncThenStepAction
+        case chainCancellingNext
+        case cancelLoad
+        case nested
+        case loaded(Int)
+    }
+
+    /// Effects that wait on these gates first: a store test holds them, a test store's are open.
+    final class Gates: @unchecked Sendable {
+        let late = AsyncGate()
+        let load = AsyncGate()
+
+        func openAll() {
+            late.open()
+            load.open()
+        }
+
+        static func open() -> Gates {
+            let gates = Gates()
+            gates.openAll()
+            return gates
+        }
+    }
+
+    static func handler(gates: Gates) -> StoreActionHandler<LoadKey, Action, Void> {
+        StoreActionHandler { state, action, _ in
+            switch action {
+            case .asyncThenStepAction:
+                // An async effect, and a concatenation whose first step is an immediate action.
+                return .merge(
+                    ActionEffect {
+                        await gates.late.wait()
+                        return .loaded(1)
+                    },
+                    .concatenate(ActionEffect(.loaded(2))))
+            case .chainCancellingNext:
+                // The concatenation's first step's action cancels the effect queued right after it;
+                // its second step is an immediate action.
+                return .merge(
+                    .concatenate(ActionEffect { .cancelLoad }, ActionEffect(.loaded(4))),
+                    ActionEffect(id: ID.load) {
+                        await gates.load.wait()
+                        return .loaded(1)
+                    },
+                    ActionEffect {
+                        await gates.late.wait()
+                        return .loaded(2)
+                    })
+            case .cancelLoad:
+                return .cancel(id: ID.load)
+            case .nested:
+                // An inner concatenation is the first step of an outer one.
+                return .concatenate(
+                    id: ID.outer,
+                    .concatenate(
+                        id: ID.inner,
+                        ActionEffect {
+                            await gates.late.wait()
+                            return .loaded(1)
+                        }),
+                    ActionEffect { .loaded(2) })
+            case .loaded(let value):
+                state.set(value: value, forKey: .page)
+            }
+            return .none
+        }
+    }
+
+    /// A store of ``handler(gates:)``; `handled` records every action.
+    static func store(gates: Gates, handled: LockedList<Action>) -> Store<LoadKey, Action, Void> {
+        let base = handler(gates: gates)
+        let recording = StoreActionHandler<LoadKey, Action, Void> { state, action, dependency in
+            handled.append(action)
+            return base.handle(store: &state, action: action, dependency: dependency)
+        }
+        return Store(initialValues: [:], actionHandler: recording, dependency: ())
+    }
+
+    /// A test store of ``handler(gates:)``, its gates open.
+    static func testStore() -> TestStore<LoadKey, Action, Void> {
+        TestStore(initialValues: [:], actionHandler: handler(gates: .open()), dependency: ())
+    }
+
+    /// Waits until `condition` holds, for up to 60 s; the caller's expectations then say what held.
+    static func waitUntil(_ condition: () -> Bool) async {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !condition(), ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    // MARK: A concatenation's first step that is an immediate action
+
+    /// The store: a concatenation's step's immediate action is handled in the turn of the action whose
+    /// handler returned it (`StoreEngine.startStepAction`), before `handle(action:)` returns, so before
+    /// the async effect merged before it can deliver (held here until then).
+    @Test func aStoreHandlesAStepsImmediateActionBeforeAnAsyncEffectMergedBeforeIt() async {
+        let (gates, handled) = (Gates(), LockedList<Action>())
+        let store = Self.store(gates: gates, handled: handled)
+        store.handle(action: .asyncThenStepAction)
+        #expect(handled.values == [.asyncThenStepAction, .loaded(2)])
+        gates.openAll()
+        await Self.waitUntil { handled.values.count == 3 }
+        #expect(handled.values == [.asyncThenStepAction, .loaded(2), .loaded(1)])
+    }
+
+    /// The test store of the same handler: `EffectQueue.start` puts an immediate action at the front
+    /// only when it is not a part of a concatenation; a step's action is queued at the end, behind the
+    /// async effect, so the test store asks for `.loaded(1)` first, an order no store produces:
+    /// `receive(.loaded(2))` fails with "Received an unexpected action".
+    @Test func aTestStoreReceivesAStepsImmediateActionBeforeAnAsyncEffectMergedBeforeIt() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.asyncThenStepAction)
+            await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: The next step, when handling the step's action removed the effect after it
+
+    /// The store: `.cancelLoad`, the first step's action, cancels `.load`; once it was handled the
+    /// first step has ended, and the second step's immediate action `.loaded(4)` is handled at once,
+    /// while the third effect still runs (held here until then): it delivers `.loaded(2)` after.
+    @Test func aStoreHandlesTheNextStepsActionAfterTheStepsActionCancelledAnotherEffect() async {
+        let (gates, handled) = (Gates(), LockedList<Action>())
+        let store = Self.store(gates: gates, handled: handled)
+        store.handle(action: .chainCancellingNext)
+        await Self.waitUntil { handled.values.contains(.loaded(4)) }
+        gates.openAll()
+        await Self.waitUntil { handled.values.contains(.loaded(2)) }
+        await Self.waitUntil { store.runningEffectIDs.isEmpty }
+        #expect(handled.values == [.chainCancellingNext, .cancelLoad, .loaded(4), .loaded(2)])
+    }
+
+    /// The test store of the same handler: the next step goes before the effect that followed the
+    /// taken one (`EffectQueue.afterTaken`); when handling the taken one's action removed that effect,
+    /// the anchor is dropped and the step goes to the end of the queue, behind the third effect. The
+    /// test store asks for `.loaded(2)` before `.loaded(4)`; had `.cancelLoad` cancelled nothing, it
+    /// would ask for `.loaded(4)` first.
+    @Test func aTestStoreReceivesTheNextStepsActionAfterTheStepsActionCancelledAnotherEffect() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.chainCancellingNext)
+            await store.receive(.cancelLoad)
+            await store.receive(.loaded(4)) { $0.set(value: 4, forKey: .page) }
+            await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: A concatenation left over after finish()
+
+    /// The store: once the outer concatenation was cancelled, with every part of it, cancelling the
+    /// inner one (gone with it) starts nothing: `.loaded(2)` is never handled.
+    @Test func aStoreStartsNothingOfACancelledConcatenationWhenItsInnerOneIsCancelled() async {
+        let (gates, handled) = (Gates(), LockedList<Action>())
+        let store = Self.store(gates: gates, handled: handled)
+        store.handle(action: .nested)
+        store.cancel(id: ID.outer)
+        store.cancel(id: ID.inner)
+        gates.openAll()
+        await Self.waitUntil { store.runningEffectIDs.isEmpty }
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(handled.values == [.nested])
+        #expect(store.runningEffectIDs.isEmpty)
+    }
+
+    /// The test store of the same handler: `finish()` (here with exhaustivity off, which removes
+    /// what is left without a failure) empties the queue but keeps the concatenations it was running
+    /// (`EffectQueue.removeAll` leaves `concatenations`). A later `cancel(id:)` of the inner one ends
+    /// a part of the outer one's step, which then starts its second step: `queuedEffectIDs`, empty
+    /// after `finish()`, lists an effect again, which a later `receive` would run.
+    @Test func aTestStoreStartsALaterStepOfAConcatenationRemovedByFinish() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.exhaustivity = .off
+            store.send(.nested)
+            store.finish()
+            #expect(store.queuedEffectIDs.isEmpty)
+            store.cancel(id: ID.inner)
+            #expect(store.queuedEffectIDs.isEmpty, "cancel(id:) started a step of a concatenation finish() removed")
+            store.finish()
+        }
+        #expect(failures.map(\.message) == [])
+    }
+}
