@@ -197,4 +197,46 @@ import Testing
         }
         #expect(failures.map(\.message) == [])
     }
+
+    // MARK: The instant a throttle reads as it starts
+
+    /// The store: a throttled effect returned within the interval of the one before reads its clock's
+    /// `now`, books its start after that interval, and lets go of `now`, outside every lock of the
+    /// store (a throttle is decided in `StoreEngine.startComposed`, outside its runner's lock): the
+    /// probe in that instant reads the store from another thread without blocking.
+    @Test func aStoresThrottleLetsGoOfTheInstantItReadOutsideItsLocks() async {
+        let probes = TestStoreReleaseTests.Probes<Bool>()
+        let reference = Review10TestStoreAttackTests.StoreReference()
+        let clock = ProbeClock {
+            probes.read("runningEffectIDs") {
+                _ = reference.store?.runningEffectIDs
+                return true
+            }
+        }
+        let store = Review10TestStoreAttackTests.store(clock: clock)
+        reference.store = store
+        store.handle(action: .throttled(1))
+        store.handle(action: .throttled(2))
+        await Self.waitUntil { !probes.seen.values.isEmpty }
+        #expect(probes.blocked.values.isEmpty, "an instant was released inside a lock of the store")
+    }
+
+    /// The test store of the same handler: the second throttle is decided inside the queue's lock
+    /// (`EffectQueue.start`, `.decidedAtStart`, under `changingQueue`). `ThrottleSchedule.holdReleases`
+    /// keeps what the bookings let go of, but not the instant the throttle's closure read as `now`
+    /// and did not book: it is released there, and the probe's read of `queuedEffectIDs` blocks until
+    /// the lock is left (here it gives up after 2 s; on the same thread it is a deadlock). A throttle
+    /// that drops its effect (`latest: false`, one already waiting) lets go of its `now` the same way.
+    @Test func aTestStoresThrottleLetsGoOfTheInstantItReadOutsideTheQueuesLock() {
+        let probes = TestStoreReleaseTests.Probes<[AnyHashable]>()
+        let reference = Review10TestStoreAttackTests.TestStoreReference()
+        let clock = ProbeClock { probes.read("queuedEffectIDs") { reference.store?.queuedEffectIDs ?? [] } }
+        let store = TestStore(
+            initialValues: [:], actionHandler: Review10TestStoreAttackTests.handler(ProbeClock.self), dependency: clock)
+        reference.store = store
+        store.send(.throttled(1))
+        store.send(.throttled(2))
+        store.cancel(id: Review10TestStoreAttackTests.ID.throttle)
+        #expect(probes.blocked.values.isEmpty, "an instant was released inside the queue's lock")
+    }
 }
