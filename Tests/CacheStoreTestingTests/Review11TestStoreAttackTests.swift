@@ -14,6 +14,8 @@ import Testing
         case chainCancellingNext
         case cancelLoad
         case nested
+        case chainThenMergedAction
+        case first
         case loaded(Int)
     }
 
@@ -71,6 +73,18 @@ import Testing
                             return .loaded(1)
                         }),
                     ActionEffect { .loaded(2) })
+            case .chainThenMergedAction:
+                // The second step merges an async effect and, after it, an immediate action.
+                return .concatenate(
+                    ActionEffect { .first },
+                    .merge(
+                        ActionEffect {
+                            await gates.late.wait()
+                            return .loaded(1)
+                        },
+                        ActionEffect(.loaded(2))))
+            case .first:
+                return .none
             case .loaded(let value):
                 state.set(value: value, forKey: .page)
             }
@@ -238,5 +252,35 @@ import Testing
         store.send(.throttled(2))
         store.cancel(id: Review10TestStoreAttackTests.ID.throttle)
         #expect(probes.blocked.values.isEmpty, "an instant was released inside the queue's lock")
+    }
+
+    // MARK: A later step's immediate action merged after an async effect
+
+    /// The store: the second step starts once `.first` was handled; its immediate action is handled
+    /// as the step starts (`StoreEngine.startStepAction`), while the async effect merged before it in
+    /// the step still runs (held here until then).
+    @Test func aStoreHandlesALaterStepsImmediateActionBeforeTheAsyncEffectMergedBeforeIt() async {
+        let (gates, handled) = (Gates(), LockedList<Action>())
+        let store = Self.store(gates: gates, handled: handled)
+        store.handle(action: .chainThenMergedAction)
+        await Self.waitUntil { handled.values.contains(.loaded(2)) }
+        gates.openAll()
+        await Self.waitUntil { handled.values.count == 4 }
+        #expect(handled.values == [.chainThenMergedAction, .first, .loaded(2), .loaded(1)])
+    }
+
+    /// The test store of the same handler: a step started by a `receive` puts its parts in the
+    /// step's order at the place of the step before (`EffectQueue.advance`; the front for immediate
+    /// actions applies only to what a handler returns, and not to a concatenation's parts), so it asks
+    /// for `.loaded(1)` before `.loaded(2)`, an order no store produces.
+    @Test func aTestStoreReceivesALaterStepsImmediateActionBeforeTheAsyncEffectMergedBeforeIt() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.chainThenMergedAction)
+            await store.receive(.first)
+            await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
     }
 }
