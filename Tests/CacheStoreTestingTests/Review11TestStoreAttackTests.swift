@@ -283,4 +283,45 @@ import Testing
         }
         #expect(failures.map(\.message) == [])
     }
+
+    // MARK: A throttled effect's wait given up on
+
+    /// The store: a waiting throttled effect that is cancelled lets go of the start booked for it
+    /// (`EffectLifecycle.abandonedThrottles`): the next effect throttled under its id starts at once,
+    /// where with the booking kept it would be dropped (`latest: false`, one waiting).
+    @Test func aStoresCancelledThrottleWaitLetsTheNextThrottledEffectStart() async {
+        let handled = LockedList<Review10TestStoreAttackTests.Action>()
+        let store = Review10TestStoreAttackTests.store(handled: handled)
+        store.handle(action: .throttled(1))
+        await Self.waitUntil { handled.values.contains(.loaded(1)) }
+        store.handle(action: .throttled(2))
+        store.cancel(id: Review10TestStoreAttackTests.ID.throttle)
+        store.handle(action: .throttled(3))
+        await Self.waitUntil { handled.values.contains(.loaded(3)) }
+        #expect(handled.values.contains(.loaded(3)))
+        #expect(!handled.values.contains(.loaded(2)))
+    }
+
+    /// The test store of the same handler: the receive gives up on the throttle's wait (its clock
+    /// never moves) and cancels it, but `EffectQueue.finish(_:_:)` with `.gaveUp` lets go of no
+    /// throttle booking (only `remove` does, for the effects it removes from the queue, and the wait
+    /// was taken out of it). The next throttled effect is dropped as if one still waited, and
+    /// `receive(.loaded(3))` fails a second time, saying no effect is queued.
+    @Test func aTestStoresThrottleWaitGivenUpOnLetsTheNextThrottledEffectStart() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Review10TestStoreAttackTests.handler(TestClock.self),
+                dependency: TestClock())
+            store.effectTimeout = .milliseconds(100)
+            store.send(.throttled(1))
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            store.send(.throttled(2))
+            await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
+            store.send(.throttled(3))
+            await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
+        }
+        #expect(failures.count == 1)
+        #expect(failures.first?.message.contains("waits on its clock") == true)
+        #expect(!failures.contains { $0.message.contains("no effect is queued") })
+    }
 }
