@@ -16,6 +16,7 @@ import Testing
         case nested
         case chainThenMergedAction
         case first
+        case gatedRun
         case loaded(Int)
     }
 
@@ -85,6 +86,12 @@ import Testing
                         ActionEffect(.loaded(2))))
             case .first:
                 return .none
+            case .gatedRun:
+                return .run(id: ID.load) { send in
+                    await gates.late.wait()
+                    send(.loaded(1))
+                    send(.loaded(2))
+                }
             case .loaded(let value):
                 state.set(value: value, forKey: .page)
             }
@@ -102,9 +109,9 @@ import Testing
         return Store(initialValues: [:], actionHandler: recording, dependency: ())
     }
 
-    /// A test store of ``handler(gates:)``, its gates open.
-    static func testStore() -> TestStore<LoadKey, Action, Void> {
-        TestStore(initialValues: [:], actionHandler: handler(gates: .open()), dependency: ())
+    /// A test store of ``handler(gates:)``, its gates open unless given.
+    static func testStore(gates: Gates = .open()) -> TestStore<LoadKey, Action, Void> {
+        TestStore(initialValues: [:], actionHandler: handler(gates: gates), dependency: ())
     }
 
     /// Waits until `condition` holds, for up to 60 s; the caller's expectations then say what held.
@@ -323,5 +330,40 @@ import Testing
         #expect(failures.count == 1)
         #expect(failures.first?.message.contains("waits on its clock") == true)
         #expect(!failures.contains { $0.message.contains("no effect is queued") })
+    }
+
+    // MARK: cancel(id:) of the effect a receive runs
+
+    /// The store: `cancel(id:)` of a `.run` effect that has not sent yet returns `true`, and nothing
+    /// it sends afterwards is handled.
+    @Test func aStoreHandlesNothingAnEffectCancelledWhileItRunsSends() async {
+        let (gates, handled) = (Gates(), LockedList<Action>())
+        let store = Self.store(gates: gates, handled: handled)
+        store.handle(action: .gatedRun)
+        #expect(store.cancel(id: ID.load))
+        gates.openAll()
+        await Self.waitUntil { store.runningEffectIDs.isEmpty }
+        try? await Task.sleep(for: .milliseconds(50))
+        #expect(handled.values == [.gatedRun])
+    }
+
+    /// The test store of the same handler: `cancel(id:)` while a `receive` runs the effect finds
+    /// nothing under its id (the effect was taken out of the queue; `EffectQueue.taken` is kept but
+    /// never read), so the `receive` passes, handling `.loaded(1)`, and the rest, `.loaded(2)`, is
+    /// queued: a later `receive(.loaded(2))` would pass too, where a store handles neither.
+    @Test func aTestStoreHandlesNothingAnEffectCancelledWhileItRunsSends() async {
+        let gates = Gates()
+        let failures = await captureFailures {
+            let store = Self.testStore(gates: gates)
+            store.send(.gatedRun)
+            async let received: Void = store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            await Self.waitUntil { store.queuedEffectIDs.isEmpty }
+            store.cancel(id: ID.load)
+            gates.openAll()
+            await received
+            #expect(store.queuedEffectIDs.isEmpty, "what the cancelled effect sent is queued")
+            store.cancel(id: ID.load)
+        }
+        #expect(failures.count == 1, "the receive of an action a store drops passed")
     }
 }
