@@ -87,7 +87,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         let store = makeStore()
         store.send(.mapped)
         #expect(store.queuedEffectIDs.count == 2)
-        #expect(store.queuedEffectIDs.first == AnyHashable(ChainID.first))
+        // The concatenation's action first: a store handles it as its step starts.
+        #expect(store.queuedEffectIDs.last == AnyHashable(ChainID.first))
         store.cancel(id: ChainID.first)
         await store.receive(.received("now")) { $0.set(value: ["now"], forKey: .items) }
     }

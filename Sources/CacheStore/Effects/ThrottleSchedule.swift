@@ -49,7 +49,9 @@ package final class ThrottleSchedule: @unchecked Sendable {
         var released: [Any] = []
         let start = lock.withLock {
             let start = decide(id, at: now, interval: interval, latest: latest, releasing: &released)
-            if holders > 0 { (held, released) = (held + released, []) }
+            // Held with what the bookings let go of: the caller's `now`, unless booked, is released as
+            // it returns, inside the holder's lock.
+            if holders > 0 { (held, released) = (held + released + [now], []) }
             return start
         }
         withExtendedLifetime(released) {}

@@ -27,6 +27,8 @@ struct EffectQueue<Action> {
     /// The effect a `receive` took and runs, until ``finish(_:waitIsOver:)``: a cancellation
     /// meanwhile may cancel a concatenation it is a part of.
     private var taken: QueuedEffect<Action>?
+    /// Whether the taken effect was cancelled while it ran: nothing it produced is handled.
+    private(set) var isTakenCancelled = false
     /// The concatenations running now (started, and neither ended nor cancelled): what a
     /// cancellation of an id finds, even while one starts its next step and has no part queued.
     private var concatenations: [RunningConcatenation<Action>] = []
@@ -34,9 +36,9 @@ struct EffectQueue<Action> {
     private var removed: [Any] = []
     /// The throttles whose booked start was let go (``takeForgottenThrottles()``).
     private var forgottenThrottles: [AnyHashable] = []
-    /// While ``start(_:origin:)`` runs, whether its action effects go to the front, and the serial of
-    /// the last one queued there: the next one goes right after it.
-    private var frontActions: (isOn: Bool, last: Int?) = (false, nil)
+    /// The serial of the last action effect queued at the front by the change being made (a start,
+    /// a cancellation, an effect's end): the next one goes right after it (see ``queueAction(_:at:)``).
+    private var lastFrontAction: Int?
     /// Where the effect the taken one leaves in its concatenation goes: before the effect that came
     /// after it when it was taken, so that what handling its action queued at the front comes first.
     private var afterTaken: Int?
@@ -67,9 +69,8 @@ struct EffectQueue<Action> {
     /// An action effect (``ActionEffect/init(_:)``) goes to the front: a store handles it as the
     /// handler returns, before anything running delivers.
     mutating func start(_ effect: ActionEffect<Action>, origin: Origin) {
-        frontActions = (true, nil)
+        lastFrontAction = nil
         start(effect, origin: origin, at: Place(concatenation: nil, anchor: nil))
-        frontActions = (false, nil)
     }
 
     private mutating func start(_ effect: ActionEffect<Action>, origin: Origin, at place: Place) {
@@ -80,10 +81,8 @@ struct EffectQueue<Action> {
         let concatenation = place.concatenation
         switch part {
         case .action(let action):
-            let effect = QueuedEffect(id: AnonymousEffectID(), in: concatenation, origin: origin, delivering: action)
-            guard concatenation == nil, frontActions.isOn else { return queue(effect, at: place) }
-            let after = frontActions.last.flatMap { last in effects.firstIndex { $0.serial == last } }
-            frontActions.last = queue(effect, at: after.map { $0 + 1 } ?? 0)
+            queueAction(
+                QueuedEffect(id: AnonymousEffectID(), in: concatenation, origin: origin, delivering: action), at: place)
         case .cancel(let id):
             cancel(id)
         case .single(let identity, let operation):
@@ -128,12 +127,28 @@ struct EffectQueue<Action> {
         advance(concatenation, before: place.anchor)
     }
 
-    private mutating func queue(_ effect: QueuedEffect<Action>, at place: Place) {
+    /// Queues an action effect at the front, after those the change being made queued there before: a
+    /// store handles it as it starts (a handler's, in the handler's turn; a step's, as the step
+    /// starts), before any effect running already delivers.
+    private mutating func queueAction(_ effect: QueuedEffect<Action>, at place: Place) {
+        let after = lastFrontAction.flatMap { last in effects.firstIndex { $0.serial == last } }
+        lastFrontAction = queue(
+            effect, at: Place(concatenation: place.concatenation, anchor: nil), index: after.map { $0 + 1 } ?? 0)
+    }
+
+    /// Queues `effect` before `place.anchor`, or at the end, or at `index` when given; returns its
+    /// serial.
+    @discardableResult
+    private mutating func queue(_ effect: QueuedEffect<Action>, at place: Place, index: Int? = nil) -> Int? {
         // A part of a concatenation cancelled meanwhile is not started, as in a store.
-        guard place.concatenation?.isCancelledWithAncestors != true else { return removed.append(effect) }
+        guard place.concatenation?.isCancelledWithAncestors != true else {
+            removed.append(effect)
+            return nil
+        }
         place.concatenation?.runningParts += 1
-        let index = place.anchor.flatMap { anchor in effects.firstIndex { $0.serial == anchor } } ?? effects.count
-        queue(effect, at: index)
+        let index =
+            index ?? place.anchor.flatMap { anchor in effects.firstIndex { $0.serial == anchor } } ?? effects.count
+        return queue(effect, at: index)
     }
 
     /// Queues `effect` at `index`; returns its serial.
@@ -176,6 +191,7 @@ struct EffectQueue<Action> {
     /// Cancels what runs and waits under `id`, as `.cancel(id:)` and `cancel(id:)` do: the effect, the
     /// concatenation with every part of it, and the throttled effect waiting under `id`.
     mutating func cancel(_ id: AnyHashable) {
+        lastFrontAction = nil
         forgottenThrottles.append(id)
         remove(where: { $0.isNamed(id) || $0.throttledID == id }, cancelling: concatenations(named: id))
     }
@@ -205,16 +221,25 @@ struct EffectQueue<Action> {
         var kept: [QueuedEffect<Action>] = []
         var gone: [QueuedEffect<Action>] = []
         var leaving = 0
+        var isAfterTakenGone = false
         for effect in effects {
             if effect.concatenation?.isCancelledWithAncestors == true || isRemoved(effect) {
                 gone.append(effect)
                 leaving += 1
+                if effect.serial == afterTaken { isAfterTakenGone = true }
             } else {
                 // The parts removed before it end here: what follows them starts in their place.
                 for left in gone.suffix(leaving) { ended.append((left.concatenation, effect.serial)) }
                 leaving = 0
                 kept.append(effect)
+                // What the taken effect leaves goes where the first effect after it still queued is.
+                if isAfterTakenGone { (afterTaken, isAfterTakenGone) = (effect.serial, false) }
             }
+        }
+        if isAfterTakenGone { afterTaken = nil }
+        // The taken effect, cancelled or replaced while it runs: a store handles nothing it sends.
+        if let taken, isRemoved(taken) || taken.concatenation?.isCancelledWithAncestors == true {
+            isTakenCancelled = true
         }
         for left in gone.suffix(leaving) { ended.append((left.concatenation, nil)) }
         effects = kept
@@ -286,10 +311,13 @@ struct EffectQueue<Action> {
     /// the throttled effect it waited for. An effect given up on ends its concatenation, as nothing
     /// after it can start.
     mutating func finish(_ effect: QueuedEffect<Action>, _ ending: Ending) {
-        taken = nil
-        let anchor = afterTaken.flatMap { serial in effects.contains { $0.serial == serial } ? serial : nil }
-        afterTaken = nil
+        lastFrontAction = nil
+        let anchor = afterTaken
+        (taken, afterTaken, isTakenCancelled) = (nil, nil, false)
         guard ending != .gaveUp else {
+            // A throttled effect's wait given up on lets go of the start booked for it, as a cancelled
+            // one does.
+            if let id = effect.throttledID { forgottenThrottles.append(id) }
             // Cancelled meanwhile, it has already ended its part of its parent's step.
             guard let concatenation = effect.concatenation, !concatenation.isCancelledWithAncestors else { return }
             return remove(where: { _ in false }, cancelling: [concatenation])
@@ -304,8 +332,11 @@ struct EffectQueue<Action> {
         partEnded(in: effect.concatenation, before: anchor)
     }
 
-    /// Empties the queue; returns what it held.
+    /// Empties the queue, and cancels every running concatenation; returns what the queue held.
     mutating func removeAll() -> [QueuedEffect<Action>] {
+        for concatenation in concatenations { removed.append(concatenation.cancel()) }
+        concatenations = []
+        forgottenThrottles += effects.compactMap(\.throttledID)
         defer { effects = [] }
         return effects
     }

@@ -89,7 +89,15 @@ extension TestStore {
         let message: String
         switch outcome {
         case .value(let actions):
-            return actions
+            guard queue.withValue({ $0.isTakenCancelled }) else { return actions }
+            message = """
+                \(expectation.summary), but \(id) was cancelled (or replaced) while it ran: a store handles \
+                nothing it sends.
+                Expect what the app does once the effect is cancelled, or cancel it after this \(expectation.call).
+                """
+            endEffect(effect)
+            TestStoreFailure.report(message, at: location)
+            return nil
         case .timedOut where effect.wait != nil:
             message = """
                 \(expectation.summary), but \(id) waits on its clock (a debounce or a throttle), which did not \
