@@ -29,16 +29,22 @@ import Testing
             })
     }
 
+    /// An effect without an id that waits for `gate`, records whether its run was cancelled, and
+    /// delivers `.received(0)`.
+    static func gatedEffect(gate: Gate, cancelledRuns: Recorder<Bool>) -> ActionEffect<EffectAction> {
+        ActionEffect<EffectAction> {
+            await gate.wait()
+            cancelledRuns.append(Task.isCancelled)
+            return .received(0)
+        }
+    }
+
     /// Made once and returned by two actions, the effect's second start replaces its first run,
     /// which is cancelled and never delivers.
     @Test func theSameEffectReturnedAgainReplacesItsRunningRun() async {
         let gate = Gate()
         let cancelledRuns = Recorder<Bool>()
-        let anonymous = ActionEffect<EffectAction> {
-            await gate.wait()
-            cancelledRuns.append(Task.isCancelled)
-            return .received(0)
-        }
+        let anonymous = Self.gatedEffect(gate: gate, cancelledRuns: cancelledRuns)
         let store = Self.makeStore(anonymous: anonymous, gate: gate)
         store.handle(action: .startForever)
         store.handle(action: .startForever)
@@ -55,11 +61,7 @@ import Testing
     @Test func anEffectMergedWithItselfRunsOnce() async {
         let gate = Gate()
         let cancelledRuns = Recorder<Bool>()
-        let anonymous = ActionEffect<EffectAction> {
-            await gate.wait()
-            cancelledRuns.append(Task.isCancelled)
-            return .received(0)
-        }
+        let anonymous = Self.gatedEffect(gate: gate, cancelledRuns: cancelledRuns)
         let store = Store<Key, EffectAction, Void>(
             initialValues: [:],
             actionHandler: StoreActionHandler { state, action, _ in
