@@ -24,7 +24,7 @@ struct EffectQueue<Action> {
 
     /// The queued effects, oldest first.
     private(set) var effects: [QueuedEffect<Action>] = []
-    /// The effect a `receive` took and runs, until ``finish(_:waitIsOver:)``: a cancellation
+    /// The effect a `receive` took and runs, until ``finish(_:_:)``: a cancellation
     /// meanwhile may cancel a concatenation it is a part of.
     private var taken: QueuedEffect<Action>?
     /// Whether the taken effect was cancelled while it ran: nothing it produced is handled.
