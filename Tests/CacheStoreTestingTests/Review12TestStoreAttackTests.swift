@@ -97,4 +97,78 @@ import Testing
         }
         #expect(failures.map(\.message) == [])
     }
+
+    // MARK: A throttled effect deferred in a concatenation its own step cancelled
+
+    enum ThrottleAction: Equatable, Sendable {
+        case throttled(Int)
+        case cancelChainThenThrottle
+        case loaded(Int)
+    }
+
+    /// Throttles `.loaded` under `.load` for 300 ms on the dependency's clock, keeping the latest.
+    static func throttleHandler<C: Clock<Duration> & Sendable>(
+        _: C.Type
+    ) -> StoreActionHandler<LoadKey, ThrottleAction, C> {
+        StoreActionHandler { state, action, clock in
+            switch action {
+            case .throttled(let value):
+                return ActionEffect { .loaded(value) }
+                    .throttle(id: ID.load, for: .milliseconds(300), clock: clock, latest: true)
+            case .cancelChainThenThrottle:
+                // Within the interval, with a throttled effect waiting: deferred in its place, but as a
+                // part of a concatenation its own step has just cancelled.
+                return .concatenate(
+                    id: ID.chain,
+                    .merge(
+                        .cancel(id: ID.chain),
+                        ActionEffect { .loaded(3) }
+                            .throttle(id: ID.load, for: .milliseconds(300), clock: clock, latest: true)))
+            case .loaded(let value):
+                state.set(value: value, forKey: .page)
+            }
+            return .none
+        }
+    }
+
+    /// The store: the deferred part of the cancelled concatenation is refused before it takes the
+    /// waiting slot of `.load` (`EffectLifecycle.start`, `.part`), so the throttled `.loaded(2)`
+    /// waiting there starts once the interval is over, and `.loaded(3)` never does.
+    @Test func aStoreKeepsTheThrottledEffectAPartOfACancelledConcatenationWouldHaveReplaced() async {
+        let handled = LockedList<ThrottleAction>()
+        let base = Self.throttleHandler(ContinuousClock.self)
+        let recording = StoreActionHandler<LoadKey, ThrottleAction, ContinuousClock> { state, action, clock in
+            handled.append(action)
+            return base.handle(store: &state, action: action, dependency: clock)
+        }
+        let store = Store(initialValues: [:], actionHandler: recording, dependency: ContinuousClock())
+        store.handle(action: .throttled(1))
+        store.handle(action: .throttled(2))
+        store.handle(action: .cancelChainThenThrottle)
+        await Self.waitUntil { handled.values.contains(.loaded(2)) }
+        await Self.waitUntil { store.runningEffectIDs.isEmpty }
+        #expect(handled.values.contains(.loaded(2)))
+        #expect(!handled.values.contains(.loaded(3)))
+    }
+
+    /// The test store of the same handler: `EffectQueue.start`'s `.deferred` removes the throttled
+    /// effect waiting under `.load` before `queue` finds the concatenation cancelled and drops the
+    /// new wait: nothing is queued, and `receive(.loaded(2), after:on:)` fails with "no effect is
+    /// queued".
+    @Test func aTestStoreKeepsTheThrottledEffectAPartOfACancelledConcatenationWouldHaveReplaced() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: Self.throttleHandler(TestClock.self), dependency: clock)
+            store.send(.throttled(1))
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            store.send(.throttled(2))
+            store.send(.cancelChainThenThrottle)
+            #expect(store.queuedEffectIDs == [AnyHashable(ID.load)])
+            await store.receive(.loaded(2), after: .milliseconds(300), on: clock) {
+                $0.set(value: 2, forKey: .page)
+            }
+        }
+        #expect(failures.map(\.message) == [])
+    }
 }
