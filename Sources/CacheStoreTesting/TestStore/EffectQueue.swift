@@ -98,6 +98,7 @@ struct EffectQueue<Action> {
         case .decidedAtStart(let decide):
             if let effect = decide(throttles) { start(effect, origin: origin, at: place) }
         case .deferred(let id, let sleep, let effect):
+            guard !isCancelled(place) else { return removed.append(effect) }
             // Replaces the throttled effect waiting under `id`, not the one running under it; the
             // new one keeps the start booked for it.
             remove(where: { $0.throttledID == id }, cancelling: [], forgettingThrottles: false)
@@ -109,6 +110,7 @@ struct EffectQueue<Action> {
     /// Queues `effect`, replacing the effect running under its id, unless a concatenation it is a
     /// part of has that id (then the id names that concatenation).
     private mutating func startNamed(_ effect: QueuedEffect<Action>, _ place: Place) {
+        guard !isCancelled(place) else { return removed.append(effect) }
         if place.concatenation?.isInside(effect.id) != true { removeRunning(named: effect.id) }
         queue(effect, at: place)
     }
@@ -118,9 +120,8 @@ struct EffectQueue<Action> {
     private mutating func startConcatenation(
         _ id: AnyHashable, _ steps: ArraySlice<ActionEffect<Action>>, origin: Origin, at place: Place
     ) {
+        guard !isCancelled(place) else { return removed.append(steps) }
         if place.concatenation?.isInside(id) != true { removeRunning(named: id) }
-        // A part of a concatenation cancelled meanwhile is not started, as in a store.
-        guard place.concatenation?.isCancelledWithAncestors != true else { return removed.append(steps) }
         let concatenation = RunningConcatenation(id: id, parent: place.concatenation, origin: origin, steps: steps)
         concatenations.append(concatenation)
         place.concatenation?.runningParts += 1
@@ -140,8 +141,7 @@ struct EffectQueue<Action> {
     /// serial.
     @discardableResult
     private mutating func queue(_ effect: QueuedEffect<Action>, at place: Place, index: Int? = nil) -> Int? {
-        // A part of a concatenation cancelled meanwhile is not started, as in a store.
-        guard place.concatenation?.isCancelledWithAncestors != true else {
+        guard !isCancelled(place) else {
             removed.append(effect)
             return nil
         }
@@ -159,6 +159,12 @@ struct EffectQueue<Action> {
         effect.serial = lastSerial
         effects.insert(effect, at: index)
         return lastSerial
+    }
+
+    /// Whether `place` is in a concatenation cancelled meanwhile (by an earlier part of the same
+    /// step, say): a store starts no part there, so it replaces nothing either.
+    private func isCancelled(_ place: Place) -> Bool {
+        place.concatenation?.isCancelledWithAncestors == true
     }
 
     // MARK: - Steps
