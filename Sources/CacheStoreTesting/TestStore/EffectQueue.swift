@@ -293,7 +293,7 @@ struct EffectQueue<Action> {
     private func soonestWait(endedBy advance: (clock: AnyObject, by: Duration)) -> Int? {
         var soonest: (index: Int, left: Duration)?
         for (index, effect) in effects.enumerated() {
-            guard let left = effect.deadline?.timeLeft(on: advance.clock), left <= advance.by else { continue }
+            guard let left = effect.wait?.until.timeLeft(on: advance.clock), left <= advance.by else { continue }
             if soonest.map({ left < $0.left }) ?? true { soonest = (index, left) }
         }
         return soonest?.index
@@ -328,7 +328,7 @@ struct EffectQueue<Action> {
             guard let concatenation = effect.concatenation, !concatenation.isCancelledWithAncestors else { return }
             return remove(where: { _ in false }, cancelling: [concatenation])
         }
-        if ending == .waitIsOver, case .throttled(let id, let throttled)? = effect.wait,
+        if ending == .waitIsOver, case .throttled(let id, let throttled)? = effect.wait?.leadsTo,
             effect.concatenation?.isCancelledWithAncestors != true
         {
             startConcatenation(

@@ -24,10 +24,9 @@ struct QueuedEffect<Action>: @unchecked Sendable {
     var serial = 0
     /// The concatenation whose running step it is a part of.
     let concatenation: RunningConcatenation<Action>?
-    /// What it leads to when it is a wait, which delivers nothing; `nil` for an effect's work.
-    let wait: Wait?
-    /// When the wait ends, for a wait.
-    let deadline: EffectWait?
+    /// For a wait, which delivers nothing: what it leads to once over, and when that is; `nil` for an
+    /// effect's work.
+    let wait: (leadsTo: Wait, until: EffectWait)?
     let origin: Origin
     /// Sends any number of actions, and returns the last one, if any.
     private let work: @Sendable (Send<Action>) async -> Action?
@@ -40,7 +39,6 @@ struct QueuedEffect<Action>: @unchecked Sendable {
         self.id = id
         self.concatenation = concatenation
         self.wait = nil
-        self.deadline = nil
         self.origin = origin
         self.work = work
     }
@@ -59,8 +57,7 @@ struct QueuedEffect<Action>: @unchecked Sendable {
     ) {
         self.id = id
         self.concatenation = concatenation
-        self.wait = wait
-        self.deadline = sleep
+        self.wait = (wait, sleep)
         self.origin = origin
         self.work = { _ in
             try? await sleep()
@@ -70,7 +67,7 @@ struct QueuedEffect<Action>: @unchecked Sendable {
 
     /// The id of the throttled effect it waits for, if it is such a wait.
     var throttledID: AnyHashable? {
-        guard case .throttled(let id, _) = wait else { return nil }
+        guard case .throttled(let id, _)? = wait?.leadsTo else { return nil }
         return id
     }
 

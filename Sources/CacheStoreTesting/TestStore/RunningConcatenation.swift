@@ -38,19 +38,19 @@ final class RunningConcatenation<Action>: @unchecked Sendable {
 
     /// Whether it, or a concatenation it runs in, has `id`.
     func isInside(_ id: AnyHashable) -> Bool {
-        var next: RunningConcatenation? = self
-        while let concatenation = next {
-            if concatenation.id == id { return true }
-            next = concatenation.parent
-        }
-        return false
+        hasAncestor { $0.id == id }
     }
 
     /// Whether it, or a concatenation it runs in, was cancelled.
     var isCancelledWithAncestors: Bool {
+        hasAncestor(\.isCancelled)
+    }
+
+    /// Whether it, or a concatenation it runs in, is one `matches` picks.
+    private func hasAncestor(_ matches: (RunningConcatenation) -> Bool) -> Bool {
         var next: RunningConcatenation? = self
         while let concatenation = next {
-            if concatenation.isCancelled { return true }
+            if matches(concatenation) { return true }
             next = concatenation.parent
         }
         return false
