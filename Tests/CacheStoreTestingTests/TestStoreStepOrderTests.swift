@@ -17,6 +17,7 @@ import Testing
         case thenCancelLoad
         case cancelChain
         case debounceThenTwoSteps
+        case actionsAroundACancel
         case sendTwiceInAChain(AsyncGate)
         case loaded(Int)
     }
@@ -49,6 +50,8 @@ import Testing
                         send(.loaded(9))
                         send(.loaded(10))
                     })
+            case .actionsAroundACancel:
+                return .merge(ActionEffect(.loaded(1)), .cancel(id: ID.load), ActionEffect(.loaded(2)))
             case .debounceThenTwoSteps:
                 return .concatenate(
                     id: ID.chain,
@@ -206,6 +209,18 @@ import Testing
         #expect(failures.count == 1)
         let message = failures.first?.message ?? ""
         #expect(message.contains("runs the oldest queued effect, and moving the clock 0.1 seconds"), "\(message)")
+    }
+
+    /// Two action effects with a cancellation between them are received in order, as a store handles
+    /// them (review 13, from reading: the cancellation forgot where the first action was queued).
+    @Test func actionEffectsAroundACancellationAreReceivedInOrder() async {
+        let failures = await captureFailures {
+            let store = Self.testStore()
+            store.send(.actionsAroundACancel)
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+            await store.receive(.loaded(2)) { $0.set(value: 2, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
     }
 }
 

@@ -84,7 +84,7 @@ struct EffectQueue<Action> {
             queueAction(
                 QueuedEffect(id: AnonymousEffectID(), in: concatenation, origin: origin, delivering: action), at: place)
         case .cancel(let id):
-            cancel(id)
+            cancelRunning(id)
         case .single(let identity, let operation):
             startNamed(
                 QueuedEffect(id: identity.id, in: concatenation, origin: origin) { _ in await operation() }, place)
@@ -198,6 +198,12 @@ struct EffectQueue<Action> {
     /// concatenation with every part of it, and the throttled effect waiting under `id`.
     mutating func cancel(_ id: AnyHashable) {
         lastFrontAction = nil
+        cancelRunning(id)
+    }
+
+    /// ``cancel(_:)``'s work, for a `.cancel(id:)` part too: the part does not start a change of its
+    /// own, so the action effects queued before it in the same effect keep their place.
+    private mutating func cancelRunning(_ id: AnyHashable) {
         forgottenThrottles.append(id)
         remove(where: { $0.isNamed(id) || $0.throttledID == id }, cancelling: concatenations(named: id))
     }
