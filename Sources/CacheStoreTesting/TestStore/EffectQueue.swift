@@ -36,9 +36,10 @@ struct EffectQueue<Action> {
     private var removed: [Any] = []
     /// The throttles whose booked start was let go (``takeForgottenThrottles()``).
     private var forgottenThrottles: [AnyHashable] = []
-    /// The serial of the last action effect queued at the front by the change being made (a start,
-    /// a cancellation, an effect's end): the next one goes right after it (see ``queueAction(_:at:)``).
-    private var lastFrontAction: Int?
+    /// The concatenations whose step ended during the change being made (a start, a cancellation,
+    /// an effect's end), in order, with where their next step goes: a store's concatenation starts
+    /// its next step in its own task, after that change (see ``startLaterSteps()``).
+    private var stepsEnded: [(concatenation: RunningConcatenation<Action>, anchor: Int?)] = []
     /// Where the effect the taken one leaves in its concatenation goes: before the effect that came
     /// after it when it was taken, so that what handling its action queued at the front comes first.
     private var afterTaken: Int?
@@ -66,11 +67,12 @@ struct EffectQueue<Action> {
     /// Starts `effect`, which a handler returned for `origin`'s action, as a store would: at the end
     /// of the queue.
     ///
-    /// An action effect (``ActionEffect/init(_:)``) goes to the front: a store handles it as the
-    /// handler returns, before anything running delivers.
+    /// An action effect (``ActionEffect/init(_:)``) goes to the front, after the action effects
+    /// queued there: a store handles it right after the actions queued in its turn, before anything
+    /// running delivers (see ``queueAction(_:at:)``).
     mutating func start(_ effect: ActionEffect<Action>, origin: Origin) {
-        lastFrontAction = nil
         start(effect, origin: origin, at: Place(concatenation: nil, anchor: nil))
+        startLaterSteps()
     }
 
     private mutating func start(_ effect: ActionEffect<Action>, origin: Origin, at place: Place) {
@@ -116,49 +118,47 @@ struct EffectQueue<Action> {
     }
 
     /// Starts a concatenation of `steps` under `id`, replacing what runs under `id` (unless a
-    /// concatenation it is a part of has that id): its first step now.
+    /// concatenation it is a part of has that id): its first step now. Returns it, unless its place
+    /// was cancelled and it did not start.
+    @discardableResult
     private mutating func startConcatenation(
         _ id: AnyHashable, _ steps: ArraySlice<ActionEffect<Action>>, origin: Origin, at place: Place
-    ) {
-        guard !isCancelled(place) else { return removed.append(steps) }
+    ) -> RunningConcatenation<Action>? {
+        guard !isCancelled(place) else {
+            removed.append(steps)
+            return nil
+        }
         if place.concatenation?.isInside(id) != true { removeRunning(named: id) }
         let concatenation = RunningConcatenation(id: id, parent: place.concatenation, origin: origin, steps: steps)
         concatenations.append(concatenation)
         place.concatenation?.runningParts += 1
-        advance(concatenation, before: place.anchor)
+        // The first step starts now, as a store starts it; the others once the step before has ended.
+        startNextStep(of: concatenation, before: place.anchor)
+        return concatenation
     }
 
-    /// Queues an action effect at the front, after those the change being made queued there before: a
-    /// store handles it as it starts (a handler's, in the handler's turn; a step's, as the step
-    /// starts), before any effect running already delivers.
+    /// Queues an action effect at the front, after the action effects queued there: a store handles
+    /// it as it starts (a handler's, in the handler's turn; a step's, as the step starts), in the
+    /// order they started, before any effect running already delivers. A store's turn handles the
+    /// actions queued in it first in, first out: one that handling the first of two action effects
+    /// returns comes after the second.
     private mutating func queueAction(_ effect: QueuedEffect<Action>, at place: Place) {
-        let after = lastFrontAction.flatMap { last in effects.firstIndex { $0.serial == last } }
-        lastFrontAction = queue(
-            effect, at: Place(concatenation: place.concatenation, anchor: nil), index: after.map { $0 + 1 } ?? 0)
+        var effect = effect
+        effect.isImmediateAction = true
+        let index = effects.prefix(while: \.isImmediateAction).count
+        queue(effect, at: Place(concatenation: place.concatenation, anchor: nil), index: index)
     }
 
-    /// Queues `effect` before `place.anchor`, or at the end, or at `index` when given; returns its
-    /// serial.
-    @discardableResult
-    private mutating func queue(_ effect: QueuedEffect<Action>, at place: Place, index: Int? = nil) -> Int? {
-        guard !isCancelled(place) else {
-            removed.append(effect)
-            return nil
-        }
+    /// Queues `effect` before `place.anchor`, or at the end, or at `index` when given.
+    private mutating func queue(_ effect: QueuedEffect<Action>, at place: Place, index: Int? = nil) {
+        guard !isCancelled(place) else { return removed.append(effect) }
         place.concatenation?.runningParts += 1
-        let index =
-            index ?? place.anchor.flatMap { anchor in effects.firstIndex { $0.serial == anchor } } ?? effects.count
-        return queue(effect, at: index)
-    }
-
-    /// Queues `effect` at `index`; returns its serial.
-    @discardableResult
-    private mutating func queue(_ effect: QueuedEffect<Action>, at index: Int) -> Int {
         var effect = effect
         lastSerial += 1
         effect.serial = lastSerial
+        let index =
+            index ?? place.anchor.flatMap { anchor in effects.firstIndex { $0.serial == anchor } } ?? effects.count
         effects.insert(effect, at: index)
-        return lastSerial
     }
 
     /// Whether `place` is in a concatenation cancelled meanwhile (by an earlier part of the same
@@ -169,27 +169,41 @@ struct EffectQueue<Action> {
 
     // MARK: - Steps
 
-    /// Starts the next steps of `concatenation` while none of its parts runs, before `anchor`; when
+    /// Starts the next step of `concatenation`, before `anchor`, unless one of its parts runs; when
     /// none is left, it has ended, a part of its parent's step.
-    private mutating func advance(_ concatenation: RunningConcatenation<Action>, before anchor: Int?) {
-        while concatenation.runningParts == 0, !concatenation.isCancelledWithAncestors {
-            guard let step = concatenation.takeNextStep() else {
-                concatenations.removeAll { $0 === concatenation }
-                return partEnded(in: concatenation.parent, before: anchor)
-            }
-            // Counted as running while its parts start, as a store's step is: a part replacing another
-            // of the same step does not end the step.
-            concatenation.runningParts += 1
-            start(step, origin: concatenation.origin, at: Place(concatenation: concatenation, anchor: anchor))
-            concatenation.runningParts -= 1
+    private mutating func startNextStep(of concatenation: RunningConcatenation<Action>, before anchor: Int?) {
+        guard concatenation.runningParts == 0, !concatenation.isCancelledWithAncestors else { return }
+        guard let step = concatenation.takeNextStep() else {
+            concatenations.removeAll { $0 === concatenation }
+            return partEnded(in: concatenation.parent, before: anchor)
         }
+        // Counted as running while its parts start, as a store's step is: a part replacing another
+        // of the same step does not end the step.
+        concatenation.runningParts += 1
+        start(step, origin: concatenation.origin, at: Place(concatenation: concatenation, anchor: anchor))
+        partEnded(in: concatenation, before: anchor)
     }
 
-    /// A part of `concatenation`'s running step has ended: once none runs, the next step starts.
+    /// A part of `concatenation`'s running step has ended: once none runs, its next step starts once
+    /// the change being made is done (see ``startLaterSteps()``).
     private mutating func partEnded(in concatenation: RunningConcatenation<Action>?, before anchor: Int?) {
         guard let concatenation, !concatenation.isCancelledWithAncestors else { return }
         concatenation.runningParts -= 1
-        advance(concatenation, before: anchor)
+        guard concatenation.runningParts == 0, !stepsEnded.contains(where: { $0.concatenation === concatenation })
+        else { return }
+        stepsEnded.append((concatenation, anchor))
+    }
+
+    /// Starts the next step of each concatenation whose step ended during the change just made, in
+    /// the order they ended, and of those whose step ends meanwhile: a store's concatenation starts
+    /// its next step in its own task, once the turn that ended the step before is over. So the
+    /// actions a handler returns beside a `.cancel(id:)` that ends a step come before that next step's,
+    /// and its parts replace what that handler started under their ids, not the other way round.
+    private mutating func startLaterSteps() {
+        while !stepsEnded.isEmpty {
+            let (concatenation, anchor) = stepsEnded.removeFirst()
+            startNextStep(of: concatenation, before: anchor)
+        }
     }
 
     // MARK: - Cancelling
@@ -197,12 +211,11 @@ struct EffectQueue<Action> {
     /// Cancels what runs and waits under `id`, as `.cancel(id:)` and `cancel(id:)` do: the effect, the
     /// concatenation with every part of it, and the throttled effect waiting under `id`.
     mutating func cancel(_ id: AnyHashable) {
-        lastFrontAction = nil
         cancelRunning(id)
+        startLaterSteps()
     }
 
-    /// ``cancel(_:)``'s work, for a `.cancel(id:)` part too: the part does not start a change of its
-    /// own, so the action effects queued before it in the same effect keep their place.
+    /// ``cancel(_:)``'s work, for a `.cancel(id:)` part too.
     private mutating func cancelRunning(_ id: AnyHashable) {
         forgottenThrottles.append(id)
         remove(where: { $0.isNamed(id) || $0.throttledID == id }, cancelling: concatenations(named: id))
@@ -319,11 +332,16 @@ struct EffectQueue<Action> {
     }
 
     /// The taken `effect` has ended: its part of its concatenation's step ended, and what follows it
-    /// starts where the effect was, after what handling its action queued. A wait that is over starts
-    /// the throttled effect it waited for. An effect given up on ends its concatenation, as nothing
-    /// after it can start.
-    mutating func finish(_ effect: QueuedEffect<Action>, _ ending: Ending) {
-        lastFrontAction = nil
+    /// starts where the effect was. A wait that is over starts the throttled effect it waited for.
+    ///
+    /// An effect given up on never ends, as far as the queue knows: no later step of its
+    /// concatenation, or of one that concatenation runs in, starts; the other parts of its step stay
+    /// queued, as a store still runs them.
+    ///
+    /// - Returns: For a wait that is over, whether what it led to still runs (the step after it, the
+    ///   throttled effect): `false` when that ended at once, a debounced `.cancel(id:)` say.
+    @discardableResult
+    mutating func finish(_ effect: QueuedEffect<Action>, _ ending: Ending) -> Bool {
         let anchor = afterTaken
         (taken, afterTaken, isTakenCancelled) = (nil, nil, false)
         guard ending != .gaveUp else {
@@ -331,17 +349,28 @@ struct EffectQueue<Action> {
             // one does.
             if let id = effect.throttledID { forgottenThrottles.append(id) }
             // Cancelled meanwhile, it has already ended its part of its parent's step.
-            guard let concatenation = effect.concatenation, !concatenation.isCancelledWithAncestors else { return }
-            return remove(where: { _ in false }, cancelling: [concatenation])
+            guard let concatenation = effect.concatenation, !concatenation.isCancelledWithAncestors else {
+                return false
+            }
+            var next: RunningConcatenation? = concatenation
+            while let stalled = next {
+                removed.append(stalled.startNoLaterStep())
+                next = stalled.parent
+            }
+            return false
         }
+        var ledTo = effect.concatenation
         if ending == .waitIsOver, case .throttled(let id, let throttled)? = effect.wait?.leadsTo,
             effect.concatenation?.isCancelledWithAncestors != true
         {
-            startConcatenation(
+            ledTo = startConcatenation(
                 id, [throttled][...], origin: effect.origin,
                 at: Place(concatenation: effect.concatenation, anchor: anchor))
         }
         partEnded(in: effect.concatenation, before: anchor)
+        startLaterSteps()
+        guard ending == .waitIsOver, let ledTo else { return false }
+        return !ledTo.isCancelledWithAncestors && concatenations.contains { $0 === ledTo }
     }
 
     /// Empties the queue, and cancels every running concatenation; returns what the queue held.

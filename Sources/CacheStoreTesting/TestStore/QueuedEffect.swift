@@ -22,6 +22,9 @@ struct QueuedEffect<Action>: @unchecked Sendable {
     let id: AnyHashable
     /// Tells it from every other effect queued by its test store (see ``EffectQueue``).
     var serial = 0
+    /// Whether it is an action effect (``/CacheStore/ActionEffect/init(_:)``) that a store handles as
+    /// it starts: queued at the front, after the others (see ``EffectQueue``).
+    var isImmediateAction = false
     /// The concatenation whose running step it is a part of.
     let concatenation: RunningConcatenation<Action>?
     /// For a wait, which delivers nothing: what it leads to once over, and when that is; `nil` for an

@@ -65,6 +65,12 @@ final class RunningConcatenation<Action>: @unchecked Sendable {
     /// to release once the queue's lock is left (they hold a user's closures).
     func cancel() -> ArraySlice<ActionEffect<Action>> {
         isCancelled = true
+        return startNoLaterStep()
+    }
+
+    /// Starts no step after the running one, whose parts still run: one of them never ends (the test
+    /// store gave up on it). Returns the steps it will not start, as ``cancel()`` does.
+    func startNoLaterStep() -> ArraySlice<ActionEffect<Action>> {
         defer { laterSteps = [] }
         return laterSteps
     }

@@ -67,11 +67,8 @@ extension TestStore {
         in produced: [Action], from effect: QueuedEffect<Action>, at location: FailureLocation
     ) -> Bool {
         // A wait (a debounce's, a throttle's) is not the effect: once it is over, the effect it waited
-        // for is queued first, and runs next.
-        guard effect.wait == nil else {
-            endEffect(effect, .waitIsOver)
-            return false
-        }
+        // for is queued first, and runs next, unless it has ended already (a debounced `.cancel(id:)`).
+        guard effect.wait == nil else { return !endEffect(effect, .waitIsOver) }
         defer { endEffect(effect) }
         guard let first = produced.first else { return true }
         TestStoreFailure.report(

@@ -183,31 +183,20 @@ extension TestStore {
         skipped: inout [String]
     ) -> Bool {
         // A wait (a debounce's, a throttle's) delivers nothing: once it is over, what it waited for is
-        // queued first, and the receive goes on with it.
+        // queued first, and the receive goes on with it, unless it has ended already without an action
+        // (a debounced `.cancel(id:)`).
         guard effect.wait == nil else {
-            endEffect(effect, .waitIsOver)
-            return false
+            guard !endEffect(effect, .waitIsOver) else { return false }
+            return finishReceivingNoAction(expected, from: effect, at: location, skipped: &skipped)
         }
         // Its part ends after its action was handled, as in a store: then its concatenation's next
         // step starts.
         defer { endEffect(effect) }
-        let id = effect.name
-        let exhaustivity = self.exhaustivity
         guard let received = produced.first else {
-            guard exhaustivity == .on else {
-                skipped.append("\(id), without an action")
-                if exhaustivity.showsSkippedAssertions { logSkippedEffectWithoutAction(effect, at: location) }
-                return false
-            }
-            TestStoreFailure.report(
-                """
-                Expected to receive \(ValueDump.inline(expected)), but \(id) finished without \
-                producing an action.
-                Make the effect return the action, or remove this receive.
-                """,
-                at: location)
-            return true
+            return finishReceivingNoAction(expected, from: effect, at: location, skipped: &skipped)
         }
+        let exhaustivity = self.exhaustivity
+        let id = effect.name
         requeueRest(of: produced, from: effect)
         guard isStructurallyEqual(received, expected) else {
             if exhaustivity == .on {
@@ -220,6 +209,27 @@ extension TestStore {
             return exhaustivity == .on
         }
         handle(received, at: location, expecting: expecting)
+        return true
+    }
+
+    /// Reports that `effect` ended without an action when `expected` was to be received, or, with
+    /// exhaustivity off, skips it; returns whether the `receive` is done.
+    private func finishReceivingNoAction(
+        _ expected: Action, from effect: QueuedEffect<Action>, at location: FailureLocation, skipped: inout [String]
+    ) -> Bool {
+        let exhaustivity = self.exhaustivity
+        guard exhaustivity == .on else {
+            skipped.append("\(effect.name), without an action")
+            if exhaustivity.showsSkippedAssertions { logSkippedEffectWithoutAction(effect, at: location) }
+            return false
+        }
+        TestStoreFailure.report(
+            """
+            Expected to receive \(ValueDump.inline(expected)), but \(effect.name) finished without \
+            producing an action.
+            Make the effect return the action, or remove this receive.
+            """,
+            at: location)
         return true
     }
 

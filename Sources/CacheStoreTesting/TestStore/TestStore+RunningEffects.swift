@@ -128,7 +128,10 @@ extension TestStore {
 
     /// Ends `effect`, taken by ``takeOldestEffect(for:blocking:advancing:at:skipped:)`` and run: what follows it
     /// in its concatenation starts (see ``EffectQueue/finish(_:_:)``).
-    func endEffect(_ effect: QueuedEffect<Action>, _ ending: EffectQueue<Action>.Ending = .ran) {
+    ///
+    /// - Returns: For a wait that is over, whether what it led to runs, to be run next.
+    @discardableResult
+    func endEffect(_ effect: QueuedEffect<Action>, _ ending: EffectQueue<Action>.Ending = .ran) -> Bool {
         changingQueue { $0.finish(effect, ending) }
     }
 }
