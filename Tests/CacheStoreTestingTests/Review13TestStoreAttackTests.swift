@@ -18,6 +18,7 @@ import Testing
         case nestedHang
         case mergedHang
         case debouncedCancel
+        case throttled(Int)
         case loaded(Int)
     }
 
@@ -62,6 +63,10 @@ import Testing
                     ActionEffect(.loaded(3)))
             case .debouncedCancel:
                 return ActionEffect.cancel(id: ID.load).debounce(id: ID.chain, for: .milliseconds(300), clock: clock)
+            case .throttled(let value):
+                // The throttled effect has the throttle's id: running, and waiting, both are named so.
+                return ActionEffect(id: ID.load) { .loaded(value) }
+                    .throttle(id: ID.load, for: .seconds(30), clock: clock, latest: false)
             case .loaded(let value):
                 state.set(value: value, forKey: .page)
             }
@@ -216,5 +221,21 @@ import Testing
         }
         gate.open()
         #expect(failures.map(\.message) == [])
+    }
+
+    // MARK: Two effects left over, started on one line
+
+    /// Two throttled effects sent from one line (a loop): the first runs, the second waits, both
+    /// under the throttle's id. Each is a leftover of its own: the report named only the first, as
+    /// it took two effects with one id and one origin for the parts of one multi-action effect.
+    @Test func twoLeftoverEffectsStartedOnOneLineAreReportedEach() async {
+        let failures = await captureFailures {
+            let store = Self.testStore(gate: AsyncGate())
+            for value in 1...2 { store.send(.throttled(value)) }
+            store.finish()
+        }
+        #expect(failures.count == 2)
+        #expect(failures.first?.message.contains("Receive its action with receive(_:)") == true)
+        #expect(failures.last?.message.contains("It waits on its clock") == true)
     }
 }

@@ -55,7 +55,8 @@ import Testing
         let chained = StoreActionHandler<LoadKey, LoadAction, LoadDependency> { _, action, _ in
             switch action {
             case .load: ActionEffect(id: LoadID.load) { .stream(count: 2) }
-            case .stream: .run(id: LoadID.stream) { send in for value in 1...2 { send(.streamed(value)) } }
+            // Three actions: the two left queued after the first are one effect, reported once.
+            case .stream: .run(id: LoadID.stream) { send in for value in 1...3 { send(.streamed(value)) } }
             default: .none
             }
         }

@@ -156,6 +156,7 @@ struct EffectQueue<Action> {
         var effect = effect
         lastSerial += 1
         effect.serial = lastSerial
+        if effect.effectSerial == 0 { effect.effectSerial = lastSerial }
         let index =
             index ?? place.anchor.flatMap { anchor in effects.firstIndex { $0.serial == anchor } } ?? effects.count
         effects.insert(effect, at: index)
@@ -325,9 +326,9 @@ struct EffectQueue<Action> {
         guard effect.concatenation?.isCancelledWithAncestors != true else { return }
         let place = Place(concatenation: effect.concatenation, anchor: effects.first?.serial)
         for action in rest {
-            queue(
-                QueuedEffect(id: effect.id, in: effect.concatenation, origin: effect.origin, delivering: action),
-                at: place)
+            var part = QueuedEffect(id: effect.id, in: effect.concatenation, origin: effect.origin, delivering: action)
+            part.effectSerial = effect.effectSerial
+            queue(part, at: place)
         }
     }
 

@@ -22,6 +22,9 @@ struct QueuedEffect<Action>: @unchecked Sendable {
     let id: AnyHashable
     /// Tells it from every other effect queued by its test store (see ``EffectQueue``).
     var serial = 0
+    /// The ``serial`` of the effect it is a part of: its own, or, for the actions a multi-action
+    /// effect left queued, that effect's.
+    var effectSerial = 0
     /// Whether it is an action effect (``/CacheStore/ActionEffect/init(_:)``) that a store handles as
     /// it starts: queued at the front, after the others (see ``EffectQueue``).
     var isImmediateAction = false
@@ -115,10 +118,8 @@ struct QueuedEffect<Action>: @unchecked Sendable {
 }
 
 extension QueuedEffect {
-    /// Whether both are parts of one effect: the same id, started at the same place.
+    /// Whether both are parts of one effect: the actions a multi-action effect left queued.
     func isSameEffect(as other: QueuedEffect) -> Bool {
-        id == other.id && origin.location.line == other.origin.location.line
-            && origin.location.column == other.origin.location.column
-            && "\(origin.location.filePath)" == "\(other.origin.location.filePath)"
+        effectSerial == other.effectSerial
     }
 }
