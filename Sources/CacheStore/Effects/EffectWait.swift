@@ -11,6 +11,7 @@
 package struct EffectWait: Sendable {
     @usableFromInline let sleep: @Sendable () async throws -> Void
     private let left: @Sendable (AnyObject) -> Duration?
+    private let over: @Sendable () -> Bool
 
     /// A wait until `deadline` on `clock`.
     @usableFromInline
@@ -21,6 +22,7 @@ package struct EffectWait: Sendable {
             guard other === (clock as AnyObject) else { return nil }
             return clock.now.duration(to: deadline) as? Duration
         }
+        over = { clock.now >= deadline }
     }
 
     /// Sleeps until the deadline; throws when cancelled.
@@ -33,5 +35,10 @@ package struct EffectWait: Sendable {
     /// on another clock, or on one whose durations are not `Duration`s.
     package func timeLeft(on clock: AnyObject) -> Duration? {
         left(clock)
+    }
+
+    /// Whether its clock has reached the deadline: a sleep until it returns at once.
+    package var isOver: Bool {
+        over()
     }
 }

@@ -43,6 +43,9 @@ struct EffectQueue<Action> {
     /// Where the effect the taken one leaves in its concatenation goes: before the effect that came
     /// after it when it was taken, so that what handling its action queued at the front comes first.
     private var afterTaken: Int?
+    /// The first effect that the last wait over started, if it was not taken since: the `receive`
+    /// that ran the wait goes on with it (see ``takeFirst(advancing:)``).
+    private var startedByWait: Int?
     /// When each throttled effect may start: read as a throttled effect starts.
     let throttles: ThrottleSchedule
 
@@ -175,7 +178,7 @@ struct EffectQueue<Action> {
     private mutating func startNextStep(of concatenation: RunningConcatenation<Action>, before anchor: Int?) {
         guard concatenation.runningParts == 0, !concatenation.isCancelledWithAncestors else { return }
         guard let step = concatenation.takeNextStep() else {
-            concatenations.removeAll { $0 === concatenation }
+            forgetConcatenations { $0 === concatenation }
             return partEnded(in: concatenation.parent, before: anchor)
         }
         // Counted as running while its parts start, as a store's step is: a part replacing another
@@ -183,6 +186,13 @@ struct EffectQueue<Action> {
         concatenation.runningParts += 1
         start(step, origin: concatenation.origin, at: Place(concatenation: concatenation, anchor: anchor))
         partEnded(in: concatenation, before: anchor)
+    }
+
+    /// Removes the running concatenations `isForgotten` picks; they are released with what else was
+    /// removed, once the queue's lock is left (their ids and origin actions are a user's values).
+    private mutating func forgetConcatenations(where isForgotten: (RunningConcatenation<Action>) -> Bool) {
+        removed.append(concatenations.filter(isForgotten))
+        concatenations.removeAll(where: isForgotten)
     }
 
     /// A part of `concatenation`'s running step has ended: once none runs, its next step starts once
@@ -242,7 +252,7 @@ struct EffectQueue<Action> {
         forgettingThrottles: Bool = true
     ) {
         for concatenation in cancelled { removed.append(concatenation.cancel()) }
-        if !cancelled.isEmpty { concatenations.removeAll { $0.isCancelledWithAncestors } }
+        if !cancelled.isEmpty { forgetConcatenations(where: \.isCancelledWithAncestors) }
         var ended: [(concatenation: RunningConcatenation<Action>?, anchor: Int?)] = []
         var kept: [QueuedEffect<Action>] = []
         var gone: [QueuedEffect<Action>] = []
@@ -288,32 +298,46 @@ struct EffectQueue<Action> {
         case gaveUp
     }
 
-    /// Takes the oldest queued effect, for a `receive` to run; ``finish(_:_:)`` ends it.
+    /// Takes the effect a `receive` runs next; ``finish(_:_:)`` ends it. In order:
     ///
-    /// - Parameter advance: The clock the `receive` moves, and how far, if it moves one. Without one,
-    ///   the oldest effect that does not wait on a clock is taken, if any: a wait (a debounce's, a
-    ///   throttle's) is not over before the effects started after it have run. With one, when the
-    ///   oldest effect is a wait, the wait that advance ends first is taken, as it is the first to
-    ///   end in a store.
+    /// 1. what the wait it just ran started (the effect a debounce waited for), as a store starts it
+    ///    as the wait ends;
+    /// 2. a wait whose clock has passed its end, as in a store it has ended already;
+    /// 3. with an advance, the wait that advance ends first, as it is the first to end in a store:
+    ///    the effect it starts may replace one started before it (a throttle's "cancel in flight").
+    ///    When the oldest effect is not a wait, only a wait that ends before the advance does: the
+    ///    oldest effect may sleep through the whole advance, and of two that end together, the older
+    ///    is received first;
+    /// 4. without one, the oldest effect that does not wait on a clock: a wait (a debounce's, a
+    ///    throttle's) is not over before the effects started after it have run;
+    /// 5. the oldest effect.
+    ///
+    /// - Parameter advance: The clock the `receive` moves, and how far, if it moves one.
     mutating func takeFirst(advancing advance: (clock: AnyObject, by: Duration)?) -> QueuedEffect<Action>? {
-        guard let first = effects.first else { return nil }
-        var index = 0
-        if let advance {
-            if first.wait != nil, let soonest = soonestWait(endedBy: advance) { index = soonest }
-        } else {
-            index = effects.firstIndex { $0.wait == nil } ?? 0
-        }
+        guard !effects.isEmpty else { return nil }
+        let index =
+            startedByWait.take().flatMap { next in effects.firstIndex { $0.serial == next } }
+            ?? soonestWait(where: { wait in wait.isOver ? .zero : nil })
+            ?? advance.flatMap { advance in
+                let isOldestAWait = effects[0].wait != nil
+                return soonestWait { wait in
+                    wait.timeLeft(on: advance.clock).flatMap { left in
+                        left < advance.by || (isOldestAWait && left == advance.by) ? left : nil
+                    }
+                }
+            }
+            ?? (advance == nil ? effects.firstIndex { $0.wait == nil } : nil) ?? 0
         taken = effects.remove(at: index)
         afterTaken = index < effects.count ? effects[index].serial : nil
         return taken
     }
 
-    /// The index of the queued wait on `advance.clock` that ends first and by the end of the advance;
-    /// of two that end together, the older.
-    private func soonestWait(endedBy advance: (clock: AnyObject, by: Duration)) -> Int? {
+    /// The index of the queued wait that ends first by `timeLeft`, which is `nil` for a wait that
+    /// does not end; of two that end together, the older.
+    private func soonestWait(where timeLeft: (EffectWait) -> Duration?) -> Int? {
         var soonest: (index: Int, left: Duration)?
         for (index, effect) in effects.enumerated() {
-            guard let left = effect.wait?.until.timeLeft(on: advance.clock), left <= advance.by else { continue }
+            guard let wait = effect.wait, let left = timeLeft(wait.until) else { continue }
             if soonest.map({ left < $0.left }) ?? true { soonest = (index, left) }
         }
         return soonest?.index
@@ -344,7 +368,8 @@ struct EffectQueue<Action> {
     @discardableResult
     mutating func finish(_ effect: QueuedEffect<Action>, _ ending: Ending) -> Bool {
         let anchor = afterTaken
-        (taken, afterTaken, isTakenCancelled) = (nil, nil, false)
+        let lastSerialBefore = lastSerial
+        (taken, afterTaken, isTakenCancelled, startedByWait) = (nil, nil, false, nil)
         guard ending != .gaveUp else {
             // A throttled effect's wait given up on lets go of the start booked for it, as a cancelled
             // one does.
@@ -370,14 +395,17 @@ struct EffectQueue<Action> {
         }
         partEnded(in: effect.concatenation, before: anchor)
         startLaterSteps()
-        guard ending == .waitIsOver, let ledTo else { return false }
-        return !ledTo.isCancelledWithAncestors && concatenations.contains { $0 === ledTo }
+        guard ending == .waitIsOver, let ledTo, !ledTo.isCancelledWithAncestors,
+            concatenations.contains(where: { $0 === ledTo })
+        else { return false }
+        startedByWait = effects.first { $0.serial > lastSerialBefore }?.serial
+        return true
     }
 
     /// Empties the queue, and cancels every running concatenation; returns what the queue held.
     mutating func removeAll() -> [QueuedEffect<Action>] {
         for concatenation in concatenations { removed.append(concatenation.cancel()) }
-        concatenations = []
+        forgetConcatenations { _ in true }
         forgottenThrottles += effects.compactMap(\.throttledID)
         defer { effects = [] }
         return effects

@@ -78,14 +78,21 @@ struct QueuedEffect<Action>: @unchecked Sendable {
     }
 
     /// How failures and logs name the effect: "the effect .load", or "an effect without an id" when
-    /// it was given none (its id's type and serial number mean nothing to a test's reader).
+    /// it was given none (its id's type and serial number mean nothing to a test's reader). An effect
+    /// without an id in a concatenation that has one (a debounced effect) is named by that id, which
+    /// `cancel(id:)` cancels it with.
     var name: String {
-        id.base is AnonymousEffectID ? "\(id)" : "the effect \(ValueDump.inline(id.base))"
+        var named: RunningConcatenation<Action>? = concatenation
+        var id = self.id
+        while id.base is AnonymousEffectID, let concatenation = named {
+            (id, named) = (concatenation.id, concatenation.parent)
+        }
+        return id.base is AnonymousEffectID ? "\(id)" : "the effect \(ValueDump.inline(id.base))"
     }
 
-    /// Runs the effect to completion, and returns every action it produced, in order.
-    func run() async -> [Action] {
-        let sent = LockedValue<[Action]>([])
+    /// Runs the effect to completion, and returns every action it produced, in order; `sent` holds
+    /// those it sent meanwhile.
+    func run(sending sent: LockedValue<[Action]>) async -> [Action] {
         let last = await work(Send { action in sent.withValue { $0.append(action) } })
         return sent.withValue { $0 } + (last.map { [$0] } ?? [])
     }
@@ -98,17 +105,18 @@ struct QueuedEffect<Action>: @unchecked Sendable {
     ///   ``canRunOnOwnThread``).
     func start(onOwnThread: Bool = false) -> RunningEffect<Action> {
         let completion = Completion<[Action]>()
+        let sent = LockedValue<[Action]>([])
         let task: Task<Void, Never>
         if onOwnThread, #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, *) {
             let thread = EffectThread()
             task = Task(executorPreference: thread) {
-                completion.complete(await run())
+                completion.complete(await run(sending: sent))
                 thread.close()
             }
         } else {
-            task = Task { completion.complete(await run()) }
+            task = Task { completion.complete(await run(sending: sent)) }
         }
-        return RunningEffect(completion: completion, task: task)
+        return RunningEffect(completion: completion, task: task, sent: sent)
     }
 
     /// Whether ``start(onOwnThread:)`` can give the effect a thread of its own: it needs task executors.

@@ -61,10 +61,11 @@ extension TestStore {
     /// }
     /// ```
     ///
-    /// It waits, up to ``effectTimeout``, for the effect to fall asleep on `clock` (or to end without
-    /// sleeping), then advances the clock as ``TestClock/advance(by:)`` does and waits for the effect's
-    /// action. A `duration` shorter than the effect's wait leaves it asleep, and the `receive` fails
-    /// when ``effectTimeout`` passes.
+    /// It waits, up to ``effectTimeout`` in all, for the effect to fall asleep on `clock` (or to end
+    /// without sleeping), then advances the clock as ``TestClock/advance(by:)`` does and waits for the
+    /// effect's action. A `duration` shorter than the effect's wait leaves it asleep, and the `receive`
+    /// fails when ``effectTimeout`` passes. A debounce's or throttle's wait takes the advance up to its
+    /// end; the effect it starts runs with the rest.
     ///
     /// - Parameters:
     ///   - action: The action the effect should produce.
@@ -105,17 +106,35 @@ extension TestStore {
             for: expectation, blocking: false, advancing: clock.map { (clock: $0.0, by: $0.1) }, at: location,
             skipped: skipped),
             let produced = actions(
-                of: effect, await run(effect, advancing: clock.take()), for: expectation, at: location),
+                of: effect, await run(effect, advancing: Self.spend(&clock, on: effect)), for: expectation,
+                at: location),
             !finishReceiving(
                 action, from: effect, produced: produced, at: location, expecting: expecting, skipped: &skipped)
         {}
     }
 
-    /// Runs `effect` and waits for its actions; with a clock, moves the clock forward by the duration
-    /// once the effect sleeps on it.
+    /// The part of the advance `clock` that `effect` takes: a wait (a debounce's, a throttle's) moves
+    /// the clock to its end only, and leaves the rest for what it starts, which may sleep on the clock
+    /// too; any other effect takes all of it.
+    private static func spend(
+        _ clock: inout (TestClock, Duration)?, on effect: QueuedEffect<Action>
+    ) -> (TestClock, Duration)? {
+        guard let (testClock, duration) = clock else { return nil }
+        guard let left = effect.wait?.until.timeLeft(on: testClock), left < duration else {
+            clock = nil
+            return (testClock, duration)
+        }
+        let taken = max(left, .zero)
+        clock = (testClock, duration - taken)
+        return (testClock, taken)
+    }
+
+    /// Runs `effect` and waits for its actions, `effectTimeout` at most in all; with a clock, moves the
+    /// clock forward by the duration once the effect sleeps on it.
     nonisolated(nonsending) private func run(
         _ effect: QueuedEffect<Action>, advancing clock: (TestClock, Duration)?
-    ) async -> WaitOutcome<[Action]> {
+    ) async -> EffectRunOutcome<Action> {
+        let deadline = ContinuousClock.now + effectTimeout
         let sleepsBefore = clock?.0.sleepsBegun ?? 0
         let running = effect.start()
         if let (clock, duration) = clock {
@@ -123,7 +142,7 @@ extension TestStore {
                 after: sleepsBefore, unless: { running.completion.hasEnded }, timeout: effectTimeout)
             await clock.advance(by: duration)
         }
-        return await running.actions(timeout: effectTimeout)
+        return await running.actions(timeout: max(ContinuousClock.now.duration(to: deadline), .zero))
     }
 
     /// The synchronous form of ``receive(_:fileID:file:line:column:expecting:)-709tl``, for

@@ -77,17 +77,17 @@ extension TestStore {
         return nil
     }
 
-    /// The actions `effect` produced; when the wait gave up instead, ends the effect, reports why and
-    /// returns `nil`.
+    /// The actions `effect` produced; when the wait gave up instead, ends the effect, reports why,
+    /// handles what the effect sent before, unchecked, as a store has, and returns `nil`.
     func actions(
         of effect: QueuedEffect<Action>,
-        _ outcome: WaitOutcome<[Action]>,
+        _ run: EffectRunOutcome<Action>,
         for expectation: EffectExpectation,
         at location: FailureLocation
     ) -> [Action]? {
         let id = effect.name
-        let message: String
-        switch outcome {
+        var message: String
+        switch run.outcome {
         case .value(let actions):
             guard queue.withValue({ $0.isTakenCancelled }) else { return actions }
             message = """
@@ -116,7 +116,13 @@ extension TestStore {
                 """
         }
         endEffect(effect, .gaveUp)
+        let sent = run.sentBeforeGivingUp
+        if !sent.isEmpty {
+            message += "\nWhat it sent before, handled unchecked as in the app: "
+                + sent.map { ValueDump.inline($0) }.joined(separator: ", ") + "."
+        }
         TestStoreFailure.report(message, at: location)
+        for action in sent { handleUnchecked(action, at: location) }
         return nil
     }
 
