@@ -476,37 +476,39 @@ import Testing
     // MARK: How long a receive waits
 
     /// The documented limit: "A `receive` waits at most ``TestStore/effectTimeout`` for the effect."
-    /// A plain receive gives up on an effect that neither ends nor sleeps after about that long.
-    @Test func aReceiveGivesUpWithinEffectTimeout() async {
+    /// `receive(_:after:on:)` of an effect that neither ends nor sleeps on the clock waited
+    /// `effectTimeout` for it to sleep (`TestClock.waitForSleep`), then `effectTimeout` again for its
+    /// action: twice the limit. Timed beside a plain `receive` of the same effect, started at the same
+    /// instant, which gives up after `effectTimeout`: on a loaded machine both wait longer, alike.
+    /// (Review 14 timed each alone, against a fixed bound; under the whole suite's load both took
+    /// 5.7 s for a 2 s timeout.)
+    @Test func aReceiveAfterAnAdvanceGivesUpAsAPlainReceiveDoes() async {
         let tools = Tools()
-        let start = ContinuousClock.now
-        let failures = await captureFailures {
-            let store = Self.testStore(tools)
-            store.effectTimeout = .seconds(2)
-            store.send(.hangOffClock)
-            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+        let timeout = Duration.seconds(2)
+        func timedReceive(advancing: Bool) async -> (Duration, [CapturedFailure]) {
+            let start = ContinuousClock.now
+            let failures = await captureFailures {
+                let store = Self.testStore(tools)
+                store.effectTimeout = timeout
+                store.send(.hangOffClock)
+                if advancing {
+                    await store.receive(.loaded(1), after: .seconds(1), on: tools.clock) {
+                        $0.set(value: 1, forKey: .page)
+                    }
+                } else {
+                    await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
+                }
+            }
+            return (ContinuousClock.now - start, failures)
         }
-        let elapsed = ContinuousClock.now - start
+        async let plain = timedReceive(advancing: false)
+        async let advancing = timedReceive(advancing: true)
+        let ((plainTime, plainFailures), (advancingTime, advancingFailures)) = await (plain, advancing)
         tools.gate.open()
-        #expect(failures.count == 1)
-        #expect(elapsed < .milliseconds(3500), "the receive waited \(elapsed)")
-    }
-
-    /// `receive(_:after:on:)` of the same effect waits `effectTimeout` for it to sleep on the clock
-    /// (`TestClock.waitForSleep`), then `effectTimeout` again for its action
-    /// (`RunningEffect.actions(timeout:)`): twice the documented limit.
-    @Test func aReceiveAfterAnAdvanceGivesUpWithinEffectTimeout() async {
-        let tools = Tools()
-        let start = ContinuousClock.now
-        let failures = await captureFailures {
-            let store = Self.testStore(tools)
-            store.effectTimeout = .seconds(2)
-            store.send(.hangOffClock)
-            await store.receive(.loaded(1), after: .seconds(1), on: tools.clock) { $0.set(value: 1, forKey: .page) }
-        }
-        let elapsed = ContinuousClock.now - start
-        tools.gate.open()
-        #expect(failures.count == 1)
-        #expect(elapsed < .milliseconds(3500), "the receive waited \(elapsed)")
+        #expect(plainFailures.count == 1)
+        #expect(advancingFailures.count == 1)
+        #expect(
+            advancingTime < plainTime + timeout / 2,
+            "receive(_:after:on:) waited \(advancingTime), a plain receive \(plainTime)")
     }
 }
