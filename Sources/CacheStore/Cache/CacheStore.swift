@@ -17,7 +17,10 @@ import Observation
 /// try cache.resolve(.name, as: String.self) // "Ada"
 /// ```
 ///
-/// Every method may be called from any thread. Setting an `Optional` that is `nil` removes the key;
+/// Every method may be called from any thread. A handler's `state` is a cache too: on the thread
+/// handling the action it holds the handler's writes until the handler returns; another thread it is
+/// handed to meanwhile reads and writes the store's committed state. Setting an `Optional` that is
+/// `nil` removes the key;
 /// a non-nil `Optional` is stored unwrapped, so it reads back as its wrapped type. Keys are looked up
 /// while the cache's lock is held: a key's `hash(into:)` and `==`, like any `Hashable` value's, must
 /// depend on the key alone and never call a store. (Every other user code, a value's `deinit`

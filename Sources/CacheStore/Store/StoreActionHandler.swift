@@ -21,6 +21,8 @@
 /// lifts a feature's handler, with its own keys, actions and dependency, into an app's handler.
 ///
 /// A handler must be `Sendable`, as the store may run it on any thread: it captures no mutable state.
+/// Its writes to `state` become visible together when it returns; a thread the handler hands `state`
+/// to meanwhile sees the committed state, not those writes.
 ///
 /// ## Topics
 ///
