@@ -19,6 +19,7 @@ import Testing
         case slowDebounced
         case fastDebounced
         case sleeper
+        case plain
         case sendThenListen
         case found
         case loaded(Int)
@@ -107,6 +108,8 @@ import Testing
                     do { try await clock.sleep(for: .milliseconds(100)) } catch { return nil }
                     return .loaded(7)
                 }
+            case .plain:
+                return ActionEffect { .loaded(3) }
             case .sendThenListen:
                 // A stream: sends an action at once, then listens for more that never come in a test.
                 return .run { send in
@@ -338,6 +341,23 @@ import Testing
             await store.receive(.loaded(5), after: .milliseconds(400), on: tools.clock) {
                 $0.set(value: 5, forKey: .page)
             }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// An effect that does not wait, started after a debounce whose wait the clock has passed, is
+    /// received first, as a store delivers it at once, before the debounce's wait ends; then the
+    /// debounced effect, whose wait is over. (Added with the fix: a wait the clock has passed comes
+    /// after the effects that do not wait.)
+    @Test func aTestStoreReceivesAnEffectThatDoesNotWaitBeforeAWaitTheClockPassed() async {
+        let tools = Tools()
+        let failures = await captureFailures {
+            let store = Self.testStore(tools)
+            store.send(.fastDebounced)
+            store.send(.plain)
+            await tools.clock.advance(by: .milliseconds(100))
+            await store.receive(.loaded(3)) { $0.set(value: 3, forKey: .page) }
+            await store.receive(.loaded(1)) { $0.set(value: 1, forKey: .page) }
         }
         #expect(failures.map(\.message) == [])
     }

@@ -302,22 +302,21 @@ struct EffectQueue<Action> {
     ///
     /// 1. what the wait it just ran started (the effect a debounce waited for), as a store starts it
     ///    as the wait ends;
-    /// 2. a wait whose clock has passed its end, as in a store it has ended already;
-    /// 3. with an advance, the wait that advance ends first, as it is the first to end in a store:
-    ///    the effect it starts may replace one started before it (a throttle's "cancel in flight").
-    ///    When the oldest effect is not a wait, only a wait that ends before the advance does: the
-    ///    oldest effect may sleep through the whole advance, and of two that end together, the older
-    ///    is received first;
-    /// 4. without one, the oldest effect that does not wait on a clock: a wait (a debounce's, a
-    ///    throttle's) is not over before the effects started after it have run;
-    /// 5. the oldest effect.
+    /// 2. with an advance, the wait that advance ends first (one the clock has passed already
+    ///    first), as it is the first to end in a store: the effect it starts may replace one started
+    ///    before it (a throttle's "cancel in flight"). When the oldest effect is not a wait, only a
+    ///    wait that ends before the advance does: the oldest effect may sleep through the whole
+    ///    advance, and of two that end together, the older is received first;
+    /// 3. without one, the oldest effect that does not wait on a clock: a wait (a debounce's, a
+    ///    throttle's) is not over before the effects started after it have run; else the wait whose
+    ///    clock has passed its end first, as in a store it has ended already;
+    /// 4. the oldest effect.
     ///
     /// - Parameter advance: The clock the `receive` moves, and how far, if it moves one.
     mutating func takeFirst(advancing advance: (clock: AnyObject, by: Duration)?) -> QueuedEffect<Action>? {
         guard !effects.isEmpty else { return nil }
         let index =
             startedByWait.take().flatMap { next in effects.firstIndex { $0.serial == next } }
-            ?? soonestWait(where: { wait in wait.isOver ? .zero : nil })
             ?? advance.flatMap { advance in
                 let isOldestAWait = effects[0].wait != nil
                 return soonestWait { wait in
@@ -326,7 +325,8 @@ struct EffectQueue<Action> {
                     }
                 }
             }
-            ?? (advance == nil ? effects.firstIndex { $0.wait == nil } : nil) ?? 0
+            ?? (advance == nil ? effects.firstIndex { $0.wait == nil } : nil)
+            ?? (advance == nil ? soonestWait { wait in wait.isOver ? .zero : nil } : nil) ?? 0
         taken = effects.remove(at: index)
         afterTaken = index < effects.count ? effects[index].serial : nil
         return taken
