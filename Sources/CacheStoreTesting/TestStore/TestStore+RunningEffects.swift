@@ -118,8 +118,8 @@ extension TestStore {
         endEffect(effect, .gaveUp)
         let sent = run.sentBeforeGivingUp
         if !sent.isEmpty {
-            message += "\nWhat it sent before, handled unchecked as in the app: "
-                + sent.map { ValueDump.inline($0) }.joined(separator: ", ") + "."
+            let list = sent.map { ValueDump.inline($0) }.joined(separator: ", ")
+            message += "\nWhat it sent before, handled unchecked as in the app: \(list)."
         }
         TestStoreFailure.report(message, at: location)
         for action in sent { handleUnchecked(action, at: location) }
