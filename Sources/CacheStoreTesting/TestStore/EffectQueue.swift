@@ -302,42 +302,47 @@ struct EffectQueue<Action> {
     ///
     /// 1. what the wait it just ran started (the effect a debounce waited for), as a store starts it
     ///    as the wait ends;
-    /// 2. with an advance, the wait that advance ends first (one the clock has passed already
-    ///    first), as it is the first to end in a store: the effect it starts may replace one started
-    ///    before it (a throttle's "cancel in flight"). When the oldest effect is not a wait, only a
-    ///    wait that ends before the advance does: the oldest effect may sleep through the whole
-    ///    advance, and of two that end together, the older is received first;
-    /// 3. without one, the oldest effect that does not wait on a clock: a wait (a debounce's, a
+    /// 2. an action effect at the front: a store handles it before any clock moves;
+    /// 3. with an advance, when the oldest effect is a wait, the wait that advance ends first (one
+    ///    the clock has passed already first), as it is the first to end in a store. When the oldest
+    ///    effect is not a wait, only a wait that ends before the advance does and whose start
+    ///    replaces that effect (a throttle's "cancel in flight" of the throttled effect still
+    ///    sleeping): any other effect may deliver before the clock moves, and is run first;
+    /// 4. without one, the oldest effect that does not wait on a clock: a wait (a debounce's, a
     ///    throttle's) is not over before the effects started after it have run; else the wait whose
     ///    clock has passed its end first, as in a store it has ended already;
-    /// 4. the oldest effect.
+    /// 5. the oldest effect.
     ///
     /// - Parameter advance: The clock the `receive` moves, and how far, if it moves one.
     mutating func takeFirst(advancing advance: (clock: AnyObject, by: Duration)?) -> QueuedEffect<Action>? {
         guard !effects.isEmpty else { return nil }
         let index =
             startedByWait.take().flatMap { next in effects.firstIndex { $0.serial == next } }
+            ?? (effects[0].isImmediateAction ? 0 : nil)
             ?? advance.flatMap { advance in
-                let isOldestAWait = effects[0].wait != nil
-                return soonestWait { wait in
+                let oldest = effects[0]
+                return soonestWait { waiting, wait in
                     wait.timeLeft(on: advance.clock).flatMap { left in
-                        left < advance.by || (isOldestAWait && left == advance.by) ? left : nil
+                        let isFirstToEnd =
+                            oldest.wait != nil
+                            ? left <= advance.by : left < advance.by && oldest.isReplaced(byStartOf: waiting)
+                        return isFirstToEnd ? left : nil
                     }
                 }
             }
             ?? (advance == nil ? effects.firstIndex { $0.wait == nil } : nil)
-            ?? (advance == nil ? soonestWait { wait in wait.isOver ? .zero : nil } : nil) ?? 0
+            ?? (advance == nil ? soonestWait { _, wait in wait.isOver ? .zero : nil } : nil) ?? 0
         taken = effects.remove(at: index)
         afterTaken = index < effects.count ? effects[index].serial : nil
         return taken
     }
 
-    /// The index of the queued wait that ends first by `timeLeft`, which is `nil` for a wait that
-    /// does not end; of two that end together, the older.
-    private func soonestWait(where timeLeft: (EffectWait) -> Duration?) -> Int? {
+    /// The index of the queued wait that ends first by `timeLeft` (given the wait's effect and its
+    /// deadline), which is `nil` for a wait that does not end; of two that end together, the older.
+    private func soonestWait(where timeLeft: (QueuedEffect<Action>, EffectWait) -> Duration?) -> Int? {
         var soonest: (index: Int, left: Duration)?
         for (index, effect) in effects.enumerated() {
-            guard let wait = effect.wait, let left = timeLeft(wait.until) else { continue }
+            guard let wait = effect.wait, let left = timeLeft(effect, wait.until) else { continue }
             if soonest.map({ left < $0.left }) ?? true { soonest = (index, left) }
         }
         return soonest?.index

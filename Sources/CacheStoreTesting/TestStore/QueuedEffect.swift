@@ -126,6 +126,12 @@ struct QueuedEffect<Action>: @unchecked Sendable {
 }
 
 extension QueuedEffect {
+    /// Whether what `wait` starts once over replaces this effect: it runs under the id the wait is
+    /// named by, or in a concatenation of that id (a throttled effect, replaced by the next one).
+    func isReplaced(byStartOf wait: QueuedEffect) -> Bool {
+        self.wait == nil && (id == wait.id || concatenation?.isInside(wait.id) == true)
+    }
+
     /// Whether both are parts of one effect: the actions a multi-action effect left queued.
     func isSameEffect(as other: QueuedEffect) -> Bool {
         effectSerial == other.effectSerial
