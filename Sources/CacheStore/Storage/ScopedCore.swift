@@ -203,8 +203,11 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
                 localPositions.append(position)
             }
         }
-        parentAccess.writeAll(parentKeys, &parentValues)
-        local.writeAll(localKeys, &localValues)
+        // Told together: an observer of one key sees the other written (see `PublicationBatch`).
+        PublicationBatch.run {
+            parentAccess.writeAll(parentKeys, &parentValues)
+            local.writeAll(localKeys, &localValues)
+        }
         for (position, replaced) in zip(parentPositions, parentValues) {
             values[position] = replaced ?? (fallbacks.isEmpty ? nil : fallbacks[keys[position]])
         }
@@ -238,14 +241,17 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
 
     @usableFromInline
     func subscribe(_ subscriber: Subscriber<Key>) -> Subscription {
+        // One write of both cores is one change (see `PublicationBatch`).
+        let gathered = GatheredKeys(subscriber)
         let throughParent = Subscriber<ParentKey>(
             onChange: { [weak self] parentKeys in
                 guard let self else { return }
                 let keys = Set(parentKeys.compactMap(self.visibleKey(for:)))
-                if !keys.isEmpty { subscriber.onChange(keys) }
+                if !keys.isEmpty { gathered.deliver(keys) }
             },
-            onEnd: subscriber.onEnd)
-        return Subscription(combining: [parent.subscribe(throughParent), local.subscribe(subscriber)])
+            onEnd: gathered.end)
+        let own = Subscriber<Key>(onChange: gathered.deliver, onEnd: gathered.end)
+        return Subscription(combining: [parent.subscribe(throughParent), local.subscribe(own)])
     }
 }
 
