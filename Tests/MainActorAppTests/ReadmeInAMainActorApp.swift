@@ -34,8 +34,9 @@ let handler = StoreActionHandler<Key, Action, Void> { state, action, _ in
         let count = store.get(.count, as: Int.self)  // 1: the handler ran before `handle` returned
         #expect(count == 1)
 
+        // Not checked right after `handle`: the effect may already have ended and `.saved` been
+        // handled (a ThreadSanitizer run of CI saw `false` there, as it did in ReadmeExamples).
         store.handle(action: .save)
-        #expect(store.get(.isSaving, as: Bool.self) == true)
         #expect(await eventually { store.get(.isSaving, as: Bool.self) == false })  // .saved was handled
     }
 
