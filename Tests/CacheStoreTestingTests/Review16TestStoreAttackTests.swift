@@ -34,18 +34,23 @@ import Testing
         }
     }
 
+    /// A store of ``handler(clock:)``; `handled` records every action.
+    static func store(clock: TestClock, handled: LockedList<Action>) -> Store<LoadKey, Action, Void> {
+        let base = handler(clock: clock)
+        let recording = StoreActionHandler<LoadKey, Action, Void> { state, action, dependency in
+            handled.append(action)
+            return base.handle(store: &state, action: action, dependency: dependency)
+        }
+        return Store(initialValues: [:], actionHandler: recording, dependency: ())
+    }
+
     // MARK: An advance that passes a wait jumps over an action effect queued before it
 
     /// The store: `.immediate` is handled in `.start`'s turn, before any clock moves; `.debounced`
     /// only once the clock passed the debounce.
     @Test func aStoreHandlesTheActionEffectBeforeTheDebouncedOne() async {
         let (clock, handled) = (TestClock(), LockedList<Action>())
-        let base = Self.handler(clock: clock)
-        let recording = StoreActionHandler<LoadKey, Action, Void> { state, action, dependency in
-            handled.append(action)
-            return base.handle(store: &state, action: action, dependency: dependency)
-        }
-        let store = Store(initialValues: [:], actionHandler: recording, dependency: ())
+        let store = Self.store(clock: clock, handled: handled)
         store.handle(action: .start)
         #expect(handled.values == [.start, .immediate])
         await Review11TestStoreAttackTests.waitUntil { clock.sleeperCount >= 1 }
@@ -79,12 +84,7 @@ import Testing
     /// handled before the clock moves; `.debounced` once the clock passed the debounce.
     @Test func aStoreHandlesTheUnsleepingEffectBeforeTheDebouncedOne() async {
         let (clock, handled) = (TestClock(), LockedList<Action>())
-        let base = Self.handler(clock: clock)
-        let recording = StoreActionHandler<LoadKey, Action, Void> { state, action, dependency in
-            handled.append(action)
-            return base.handle(store: &state, action: action, dependency: dependency)
-        }
-        let store = Store(initialValues: [:], actionHandler: recording, dependency: ())
+        let store = Self.store(clock: clock, handled: handled)
         store.handle(action: .startAsync)
         await Review11TestStoreAttackTests.waitUntil { handled.values.count == 2 && clock.sleeperCount >= 1 }
         await clock.advance(by: .seconds(2))
