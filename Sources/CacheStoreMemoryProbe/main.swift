@@ -22,9 +22,10 @@ struct NamedKey: Hashable, Sendable {
     }
 }
 
-/// The heap's growth in bytes while `step` runs for `count` indexes, after a warm-up of 1,000.
-func heapGrowth(count: Int, _ step: (Int) -> Void) -> Int {
-    for index in -1_000..<0 { step(index) }
+/// The heap's growth in bytes while `step` runs for `count` indexes, after a warm-up of `warmUp`
+/// (a scenario whose steady state keeps a bounded amount warms up past it).
+func heapGrowth(count: Int, warmUp: Int = 1_000, _ step: (Int) -> Void) -> Int {
+    for index in -warmUp..<0 { step(index) }
     let before = cachestore_allocated_bytes()
     for index in 0..<count { step(index) }
     return Int(cachestore_allocated_bytes() - before)
@@ -37,7 +38,8 @@ guard arguments.count == 2, let count = Int(arguments[1]), count > 0, cachestore
             """
             usage: CacheStoreMemoryProbe SCENARIO COUNT (on a platform whose heap can be measured)
             scenarios: keys-set-read-removed, contains-absent, changes-unconsumed, effects-started-cancelled,
-            observed-scopes-released, retain-each, \(EffectCycle.allCases.map(\.rawValue).joined(separator: ", "))
+            observed-scopes-released, scope-observes-new-keys, store-scope-observes-new-keys,
+            retain-each, \(EffectCycle.allCases.map(\.rawValue).joined(separator: ", "))
 
             """.utf8))
     exit(64)
@@ -105,6 +107,37 @@ case "observed-scopes-released":
             let row = store.actionlessScope(
                 keyTransformation: (from: { $0 == key ? 0 : nil }, to: { $0 == 0 ? key : nil }))
             withObservationTracking({ _ = row.get(0, as: Int.self) }, onChange: {})
+        })
+case "scope-observes-new-keys":
+    // A scope that lives throughout, over a cache whose keys come and go: each key is set in the
+    // parent, read through the scope inside `withObservationTracking`, then removed from the parent.
+    // The warm-up goes past the steady state: the empty slots a core keeps before it drops them (1,024),
+    // and the subjects the scope keeps before it forgets those dropped.
+    let scope = cache.scope(keyTransformation: (from: { $0 }, to: { $0 }))
+    print(
+        heapGrowth(count: count, warmUp: 10_000) { index in
+            let key = NamedKey(index)
+            cache.set(value: index, forKey: key)
+            withObservationTracking({ _ = scope.get(key, as: Int.self) }, onChange: {})
+            cache.remove(key)
+        })
+case "store-scope-observes-new-keys":
+    // The same with a store: a scoped store that lives throughout, its parent store setting and
+    // removing each key through actions.
+    let store = Store<NamedKey, (NamedKey, Int?), Void>(
+        initialValues: [:],
+        actionHandler: StoreActionHandler { state, action, _ in
+            let (key, value) = action
+            if let value { state.set(value: value, forKey: key) } else { state.remove(key) }
+            return .none
+        })
+    let scope = store.actionlessScope(keyTransformation: (from: { $0 }, to: { $0 }))
+    print(
+        heapGrowth(count: count, warmUp: 10_000) { index in
+            let key = NamedKey(index)
+            store.handle(action: (key, index))
+            withObservationTracking({ _ = scope.get(key, as: Int.self) }, onChange: {})
+            store.handle(action: (key, nil))
         })
 case "retain-each":
     // The probe's own check: 100 bytes kept per key must show as at least that.

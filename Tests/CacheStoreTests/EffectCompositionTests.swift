@@ -152,7 +152,7 @@ func receiving(_ name: String, id: AnyHashable, after gate: Gate? = nil) -> Acti
             .merge(
                 ActionEffect<String>("now").map(ComposedAction.received),
                 ActionEffect<String> { "later" }.map(ComposedAction.received),
-                ActionEffect<String>.run { send in send("sent") }.map(ComposedAction.received))
+                ActionEffect<String>.run { send in await send("sent") }.map(ComposedAction.received))
         }
         store.handle(action: .go)
         #expect(await eventually { store.get(.list, as: [String].self)?.count == 3 })

@@ -28,7 +28,7 @@ let effectHandler = StoreActionHandler<Key, EffectAction, EffectDependency> { st
         }
     case .startSequence(let count):
         return .run(id: "sequence") { send in
-            for value in 1...count { send(.received(value)) }
+            for value in 1...count { await send(.received(value)) }
         }
     case .startForever:
         return ActionEffect(id: CancelID.work) {

@@ -104,19 +104,25 @@ func liftedFeature(
         #expect(reports.values == ["[CacheStore] Action: .feature(.set(5))\n  ~ .count: 0 → 5\n  + .other: 6"])
     }
 
+    /// The feature's effect runs under its id in the lift's namespace, and sends the app's action.
     @Test func theFeaturesEffectsSendTheAppsActions() async {
-        let store = Store(initialValues: [.count: 0], actionHandler: liftedFeature(), dependency: 3)
+        let lifted = liftedFeature()
+        let store = Store(initialValues: [.count: 0], actionHandler: lifted, dependency: 3)
         // Waits a second before its action: with no wait, it could end before `runningEffectIDs` is read
         // (a ThreadSanitizer run of CI failed so).
         store.handle(action: .feature(.setLater(4, id: "later", after: .seconds(1))))
-        #expect(store.runningEffectIDs == ["later"])
+        #expect(store.runningEffectIDs == [lifted.effectID("later")])
+        #expect(!store.runningEffectIDs.contains("later"), "the feature's id is its own, not the app's")
         #expect(await eventually { store.get(.count, as: Int.self) == 12 })
     }
 
-    @Test func cancelByIDReachesTheFeaturesEffect() async {
-        let store = Store(initialValues: [.count: 0], actionHandler: liftedFeature(), dependency: 3)
+    /// The app reaches a feature's effect through the lift's id; the feature's bare id reaches nothing.
+    @Test func cancelByTheLiftsIDReachesTheFeaturesEffect() async {
+        let lifted = liftedFeature()
+        let store = Store(initialValues: [.count: 0], actionHandler: lifted, dependency: 3)
         store.handle(action: .feature(.setLater(4, id: "later", after: .seconds(60))))
-        #expect(store.cancel(id: "later"))
+        #expect(!store.cancel(id: "later"))
+        #expect(store.cancel(id: lifted.effectID("later")))
         #expect(await eventually { store.runningEffectIDs.isEmpty })
         #expect(store.get(.count, as: Int.self) == 0)
     }

@@ -46,7 +46,7 @@ import Testing
                 case .startEffect(let count):
                     return .run { send in
                         journal.recordEffectThread()
-                        for number in 0..<count { send(.record(number)) }
+                        for number in 0..<count { await send(.record(number)) }
                     }
                 }
             },
@@ -89,6 +89,26 @@ import Testing
         store.handle(action: .record(7))
         #expect(journal.numbers == [7])
         MainActor.assertIsolated()
+    }
+
+    /// A background thread's send that has returned is handled before a send the main actor makes after it.
+    @MainActor @Test(.timeLimit(.minutes(1))) func aBackgroundSendThatReturnedIsHandledBeforeALaterMainActorSend()
+        async
+    {
+        let journal = Journal()
+        let store = Self.makeStore(journal, isolation: .mainActor)
+        let returned = DispatchSemaphore(value: 0)
+        Thread {
+            store.handle(action: .record(1))  // .a
+            returned.signal()
+        }
+        .start()
+        // The main actor waits (bounded) until the background send has returned, then sends `.b`.
+        let backgroundSendReturned = returned.wait(timeout: .now() + 10) == .success
+        #expect(backgroundSendReturned, "the background handle(.a) did not return within 10 s")
+        store.handle(action: .record(2))  // .b
+        #expect(await Self.eventually { @Sendable in journal.numbers.count == 2 })
+        #expect(journal.numbers == [1, 2])
     }
 
     @Test func observersOfAMainActorStoreAreToldOnTheMainThread() async {

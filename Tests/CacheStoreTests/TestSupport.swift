@@ -123,3 +123,22 @@ let isUnderThreadSanitizer: Bool = {
         return false
     #endif
 }()
+
+/// Sends `action` through `send` from a plain thread, and blocks that thread until the send returns:
+/// for tests that fire an effect's kept `Send` from threads of their own. Never call it on the
+/// concurrency pool.
+func sendBlocking<Action>(_ send: Send<Action>, _ action: Action) {
+    let done = DispatchSemaphore(value: 0)
+    let work = SentAction(send: send, action: action)
+    Task {
+        await work.send(work.action)
+        done.signal()
+    }
+    done.wait()
+}
+
+/// An action and the `Send` to send it through, handed to a task: the tests own their use.
+private struct SentAction<Action>: @unchecked Sendable {
+    let send: Send<Action>
+    let action: Action
+}

@@ -50,10 +50,12 @@ extension ActionEffect {
     /// ```
     ///
     /// The first part starts at once, as a lone effect would. Each part keeps its own id: cancelling
-    /// it cancels that part, and the next one starts once the cancelled one's work has returned
-    /// (cancellation is cooperative: `Task.sleep` throws, `Task.isCancelled` turns true). The
-    /// concatenation runs under `id`: cancelling `id` cancels the running part and starts no other,
-    /// and a new effect with `id` replaces the whole concatenation (cancel in flight).
+    /// it ends that part at once (its task is cancelled, and whatever it still sends is dropped), and
+    /// the next one starts then, in the same turn. The concatenation runs under `id`: cancelling `id`
+    /// cancels the running part and starts no other, and a new effect with `id` replaces the whole
+    /// concatenation (cancel in flight). Each next step is decided when the step before it ends, in
+    /// the store's turn, so a program of composed effects handles its actions in the same order on
+    /// every run.
     ///
     /// - Parameters:
     ///   - id: The concatenation's identity; `nil` (the default) for a new anonymous id, so it replaces
@@ -88,40 +90,54 @@ extension ActionEffect {
     /// ```
     ///
     /// Nothing else changes: every part keeps its id, so cancelling a part by id, replacing it, and
-    /// a debounce or throttle all work as before the mapping. ``StoreActionHandler/scope(keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``
-    /// maps a feature's effects this way.
+    /// a debounce or throttle all work as before the mapping. (A lifted feature's handler,
+    /// ``StoreActionHandler/scope(label:keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``,
+    /// also puts its effects' ids in the lift's own namespace: see ``StoreActionHandler/effectID(_:)``.)
     ///
     /// - Parameter transform: Turns an action of this effect into the new action type. It runs in the
     ///   effect's task, once for each action it produces; an immediate action (`ActionEffect(action)`) is
     ///   turned when the effect is mapped.
     /// - Returns: The mapped effect.
     public func map<NewAction>(_ transform: @escaping @Sendable (Action) -> NewAction) -> ActionEffect<NewAction> {
+        mapped(transform, renaming: { $0 })
+    }
+
+    /// This effect with its actions turned by `transform` and each id it was given turned by `rename`
+    /// (an anonymous identity is kept: it is unique already).
+    @usableFromInline
+    func mapped<NewAction>(
+        _ transform: @escaping @Sendable (Action) -> NewAction, renaming rename: (EffectIdentity) -> EffectIdentity
+    ) -> ActionEffect<NewAction> {
         let operation: ActionEffect<NewAction>.Operation
         switch self.operation {
         case .action(let action):
             operation = .action(transform(action))
-        case .single(let work):
-            operation = .single { await work().map(transform) }
-        case .sequence(let work):
-            operation = .sequence { send in await work(Send { action in send(transform(action)) }) }
+        case .single(let work, let recover):
+            var mappedRecover: (@Sendable (any Error) async -> NewAction?)?
+            if let recover { mappedRecover = { error in await recover(error).map(transform) } }
+            operation = .single({ try await work().map(transform) }, recover: mappedRecover)
+        case .run(let work, let recover):
+            let mappedSend: @Sendable (Send<NewAction>) -> Send<Action> = { send in
+                Send { action in await send(transform(action)) }
+            }
+            var mappedRecover: (@Sendable (any Error, Send<NewAction>) async -> Void)?
+            if let recover { mappedRecover = { error, send in await recover(error, mappedSend(send)) } }
+            operation = .run({ send in try await work(mappedSend(send)) }, recover: mappedRecover)
         case .cancel:
             operation = .cancel
         case .merged(let effects):
-            operation = .merged(effects.map { $0.map(transform) })
+            operation = .merged(effects.map { $0.mapped(transform, renaming: rename) })
         case .concatenated(let effects):
-            operation = .concatenated(effects.map { $0.map(transform) })
-        case .delay(let wait):
-            operation = .delay(wait)
-        case .decidedAtStart(let decide):
-            operation = .decidedAtStart { schedule in decide(schedule)?.map(transform) }
-        case .deferred(let wait, let effect):
-            operation = .deferred(wait, effect.map(transform))
+            operation = .concatenated(effects.map { $0.mapped(transform, renaming: rename) })
+        case .debounced(let timing, let effect):
+            operation = .debounced(timing, effect.mapped(transform, renaming: rename))
+        case .throttled(let timing, let latest, let effect):
+            operation = .throttled(timing, latest: latest, effect.mapped(transform, renaming: rename))
         }
-        // The identity itself, not its `id`: an anonymous effect's id wrapped in an `AnyHashable` made
-        // the mapped effect one given that id, each of whose starts looked through every running
-        // effect for the anonymous one (review 6: a lifted handler's effects, each a mapped one,
-        // started quadratically: 4,000 running took 9.6 s in a debug build).
-        return ActionEffect<NewAction>(identity: identity, operation: operation)
+        // The identity itself, not its `id`: an anonymous effect's id wrapped in an `AnyHashable`
+        // would make the mapped effect one given that id, found only by a search of every running
+        // effect.
+        return ActionEffect<NewAction>(identity: rename(identity), operation: operation)
     }
 
     /// One effect that starts all of `effects`, or `nil` when there are none: what a handler built

@@ -3,7 +3,7 @@
 /// Return one from a ``StoreActionHandler``, or `.none` (that is, `nil`) for no work:
 ///
 /// ```swift
-/// enum CancelID { case fetchPosts }
+/// enum CancelID { case fetchPosts, timer }
 ///
 /// case .fetchPosts:
 ///     cacheStore.set(value: true, forKey: .isLoading)
@@ -15,10 +15,10 @@
 /// case .startTimer:
 ///     return .run(id: CancelID.timer) { send in
 ///         for tick in 1... {
-///             try? await Task.sleep(for: .seconds(1))
-///             send(.tick(tick))
+///             try await dependency.clock.sleep(for: .seconds(1))
+///             await send(.tick(tick))
 ///         }
-///     }
+///     } catch: { _, _ in }
 /// ```
 ///
 /// Every effect has an ``id``. Starting an effect whose id is still running cancels the running one
@@ -30,6 +30,9 @@
 /// ``throttle(id:for:clock:latest:)`` time them on any `Clock`. Every part of a composed effect keeps
 /// its own id, so cancelling by id reaches it wherever it is.
 ///
+/// An effect is a description: the store decides when each part starts, waits, replaces another or
+/// delivers, in one place (its scheduler), and a `TestStore` runs that same scheduler.
+///
 /// `ActionEffect` declares no `none` member of its own: handlers return `ActionEffect<Action>?`, and
 /// `.none` there is `Optional.none`, which is unambiguous.
 ///
@@ -38,8 +41,10 @@
 /// ### Creating an effect
 ///
 /// - ``init(id:effect:)``
+/// - ``init(id:effect:catch:)``
 /// - ``init(_:)``
 /// - ``run(id:operation:)``
+/// - ``run(id:operation:catch:)``
 /// - ``cancel(id:)``
 ///
 /// ### Composing effects
@@ -72,35 +77,30 @@ public struct ActionEffect<Action> {
     @inlinable public var id: AnyHashable { identity.id }
     /// The id given, or the anonymous identity made for the effect (see ``EffectIdentity``).
     @usableFromInline package let identity: EffectIdentity
-    /// What the effect does; `package` so that `TestStore` can run effects itself.
+    /// What the effect does: data the store's scheduler interprets (see ``EffectScheduler``).
     @usableFromInline package let operation: Operation
 
-    /// The kinds of work an effect does.
-    @usableFromInline package enum Operation {
+    /// The kinds of work an effect describes.
+    @usableFromInline package indirect enum Operation {
         /// An action to handle at once, right after the current one.
         case action(Action)
-        /// An async operation that may end in one action.
-        case single(@Sendable () async -> Action?)
-        /// An async operation that sends any number of actions over time.
-        case sequence(@Sendable (Send<Action>) async -> Void)
+        /// An async operation that may end in one action; an error it throws becomes the action
+        /// `recover` returns (without `recover`, the operation cannot throw).
+        case single(@Sendable () async throws -> Action?, recover: (@Sendable (any Error) async -> Action?)?)
+        /// An async operation that sends any number of actions over time; an error it throws is
+        /// handed to `recover`, which may send more.
+        case run(@Sendable (Send<Action>) async throws -> Void, recover: (@Sendable (any Error, Send<Action>) async -> Void)?)
         /// Cancel the effect running under the effect's id.
         case cancel
         /// Several effects, each started as if returned alone.
         case merged([ActionEffect])
         /// Several effects, each started when the one before it has ended, under the effect's id.
         case concatenated([ActionEffect])
-        /// Waits (for a debounce's or a throttle's deadline) and produces no action; it throws when
-        /// cancelled. Only inside a concatenation.
-        case delay(EffectWait)
-        /// What to start, decided when the effect starts, not when it is made (`nil`: nothing): a
-        /// debounced effect's deadline, read from its clock then; a throttled effect, decided against
-        /// the store's throttle schedule then. So an effect made once and returned later is timed
-        /// from the handler that returned it.
-        case decidedAtStart(@Sendable (ThrottleSchedule) -> ActionEffect?)
-        /// A throttled effect that waits for its turn (it throws when cancelled), then starts
-        /// `ActionEffect` under the effect's id, replacing what runs under it. While it waits, it
-        /// replaces only the one waiting under the id.
-        indirect case deferred(EffectWait, ActionEffect)
+        /// The effect, started under the effect's id once `timing`'s duration has passed without
+        /// another debounced effect under that id.
+        case debounced(any EffectTiming, ActionEffect)
+        /// The effect, started under the effect's id at most once per `timing`'s duration.
+        case throttled(any EffectTiming, latest: Bool, ActionEffect)
     }
 
     /// An effect that runs `effect` concurrently and handles the action it returns, if any.
@@ -117,7 +117,34 @@ public struct ActionEffect<Action> {
     ///   - effect: The work. It runs in its own task, so it can check `Task.isCancelled`.
     @inlinable
     public init(id: AnyHashable? = nil, effect: @escaping @Sendable () async -> Action?) {
-        self.init(id: id, operation: .single(effect))
+        self.init(id: id, operation: .single(effect, recover: nil))
+    }
+
+    /// An effect whose work may throw: the action it returns is handled, or, when it throws, the
+    /// action `catch` makes of the error.
+    ///
+    /// ```swift
+    /// return ActionEffect(id: CancelID.fetchPosts) {
+    ///     .postsLoaded(try await dependency.fetchPosts())
+    /// } catch: { error in
+    ///     .postsFailed(error.localizedDescription)
+    /// }
+    /// ```
+    ///
+    /// An error thrown after the effect was cancelled (a `CancellationError` from `Task.sleep`, say)
+    /// is not handed to `catch`: a cancelled effect delivers nothing.
+    ///
+    /// - Parameters:
+    ///   - id: The effect's identity; `nil` (the default) for a new anonymous id.
+    ///   - effect: The work, in its own task.
+    ///   - catch: Turns an error the work threw into the action to handle, or `nil` for none.
+    @inlinable
+    public init(
+        id: AnyHashable? = nil,
+        effect: @escaping @Sendable () async throws -> Action?,
+        catch: @escaping @Sendable (_ error: any Error) async -> Action?
+    ) {
+        self.init(id: id, operation: .single(effect, recover: `catch`))
     }
 
     /// An effect that delivers `action` at once: it is handled right after the current action, before
@@ -134,24 +161,54 @@ public struct ActionEffect<Action> {
     /// ```swift
     /// return .run(id: CancelID.download) { send in
     ///     for await progress in dependency.download() {
-    ///         send(.progress(progress))
+    ///         await send(.progress(progress))
     ///     }
-    ///     send(.finished)
+    ///     await send(.finished)
     /// }
     /// ```
     ///
     /// - Parameters:
     ///   - id: The effect's identity; `nil` (the default) for a new anonymous id, equal only to
     ///     itself, so it replaces nothing.
-    ///   - operation: The work; it sends actions through the ``Send`` it is given. Once the effect is
-    ///     cancelled, what it sends is dropped.
+    ///   - operation: The work; it sends actions through the ``Send`` it is given, and each `send`
+    ///     returns once its action was handled. Once the effect is cancelled, what it sends is dropped.
     /// - Returns: The effect.
     @inlinable
     public static func run(
         id: AnyHashable? = nil,
         operation: @escaping @Sendable (_ send: Send<Action>) async -> Void
     ) -> ActionEffect {
-        ActionEffect(id: id, operation: .sequence(operation))
+        ActionEffect(id: id, operation: .run(operation, recover: nil))
+    }
+
+    /// An effect that may send any number of actions while it runs, and whose work may throw.
+    ///
+    /// ```swift
+    /// return .run(id: CancelID.timer) { send in
+    ///     while true {
+    ///         try await dependency.clock.sleep(for: .seconds(1))
+    ///         await send(.tick)
+    ///     }
+    /// } catch: { error, send in
+    ///     await send(.timerFailed(error.localizedDescription))
+    /// }
+    /// ```
+    ///
+    /// An error thrown after the effect was cancelled (the `CancellationError` of a sleep, say) is
+    /// not handed to `catch`: a cancelled effect delivers nothing.
+    ///
+    /// - Parameters:
+    ///   - id: The effect's identity; `nil` (the default) for a new anonymous id.
+    ///   - operation: The work; it sends actions through the ``Send`` it is given.
+    ///   - catch: Handles an error the work threw; it may send actions too.
+    /// - Returns: The effect.
+    @inlinable
+    public static func run(
+        id: AnyHashable? = nil,
+        operation: @escaping @Sendable (_ send: Send<Action>) async throws -> Void,
+        catch: @escaping @Sendable (_ error: any Error, _ send: Send<Action>) async -> Void
+    ) -> ActionEffect {
+        ActionEffect(id: id, operation: .run(operation, recover: `catch`))
     }
 
     /// An effect that cancels the effect running under `id`, if any: the way a handler stops an
@@ -178,7 +235,7 @@ public struct ActionEffect<Action> {
 
     /// An effect doing `operation` under `identity`: another effect's, for an effect made from it.
     @inlinable
-    init(identity: EffectIdentity, operation: Operation) {
+    package init(identity: EffectIdentity, operation: Operation) {
         self.identity = identity
         self.operation = operation
     }
@@ -189,42 +246,3 @@ extension ActionEffect: @unchecked Sendable where Action: Sendable {}
 
 /// Sendable exactly when the actions are, as the effect is.
 extension ActionEffect.Operation: @unchecked Sendable where Action: Sendable {}
-
-/// Sends actions from a running ``ActionEffect/run(id:operation:)`` effect back to its store.
-///
-/// Call it like a function. The action is handled before the call returns, unless the effect was
-/// cancelled, in which case it is dropped. In a store whose actions are handled on the main actor
-/// (``ActionIsolation/mainActor``), the action is handled on the main queue while the call waits,
-/// so an effect cannot send faster than the main actor handles; the one exception is a main actor
-/// blocked waiting for the effect's thread, where the call returns at once rather than deadlock.
-///
-/// ```swift
-/// return .run(id: "download") { send in
-///     send(.progress(0.5))
-///     send(.finished(try await client.download()))
-/// }
-/// ```
-///
-/// ## Topics
-///
-/// ### Sending actions
-///
-/// - ``callAsFunction(_:)``
-/// - ``init(_:)``
-public struct Send<Action>: Sendable {
-    private let deliver: @Sendable (Action) -> Void
-
-    /// Creates a `Send` that hands each action to `deliver`.
-    ///
-    /// - Parameter deliver: Receives every action sent.
-    public init(_ deliver: @escaping @Sendable (Action) -> Void) {
-        self.deliver = deliver
-    }
-
-    /// Sends `action` to the store.
-    ///
-    /// - Parameter action: The action to handle.
-    public func callAsFunction(_ action: Action) {
-        deliver(action)
-    }
-}

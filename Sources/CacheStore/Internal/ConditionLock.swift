@@ -49,6 +49,23 @@ struct ConditionLock: @unchecked Sendable {
         }
     }
 
+    /// Releases the lock until ``broadcast()`` is called or `timeout` passes, then takes it again;
+    /// returns `false` when the time passed. Lock held.
+    func wait(timeout: Duration) -> Bool {
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(now.tv_nsec) + Int(attoseconds / 1_000_000_000)
+        var deadline = timespec()
+        deadline.tv_sec = now.tv_sec + Int(seconds) + nanoseconds / 1_000_000_000
+        deadline.tv_nsec = nanoseconds % 1_000_000_000
+        let result = storage.withUnsafeMutablePointers { condition, mutex in
+            pthread_cond_timedwait(condition, mutex, &deadline)
+        }
+        precondition(result == 0 || result == ETIMEDOUT, "pthread_cond_timedwait failed: \(result)")
+        return result == 0
+    }
+
     /// Wakes every thread in ``wait()``.
     @usableFromInline
     func broadcast() {

@@ -155,7 +155,7 @@ extension Store {
         return { [self] action in
             guard let parentAction = actionTransformation(action) else { return }
             engine.noteForwarded(from: DebugLog<ScopedKey>.scopedLabel(label, action: ScopedAction.self))
-            engine.process(parentAction)
+            engine.process(parentAction, from: .sent)
         }
     }
 }

@@ -43,6 +43,11 @@ class KeyObservation: Observable, @unchecked Sendable {
     /// whose rows all read one shared key was quadratic.)
     @exclusivity(unchecked) @usableFromInline final unowned(unsafe) var previous: KeyObservation?
 
+    /// Whether a scope's subject is listed in its key's slot now: a slot emptied and dropped unlinks
+    /// its subjects, and a scope offering one again has it linked again. Guarded by the host core's
+    /// lock.
+    @exclusivity(unchecked) @usableFromInline final var isLinked = false
+
     /// The address of the core that a scope's subject is linked into (see ``LinkedKeyObservation``);
     /// `nil` for a key's own subject. An address, neither retained nor released: the scope that owns
     /// the subject holds its parent, and so that core, until it has unlinked the subject.

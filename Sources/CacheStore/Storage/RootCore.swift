@@ -1,3 +1,6 @@
+import CacheStoreAtomics
+import Dispatch
+
 /// The storage engine: the values of one key space, with per-key observation and change subscribers.
 ///
 /// One `lock` guards everything stored here, and is held only for dictionary work: observers,
@@ -12,8 +15,11 @@
 /// keys present (and at least ``emptySlotAllowance``): memory stays O(keys present + keys observed).
 ///
 /// A read through a scope is recorded on the scope's own subject of the key
-/// (``LinkedKeyObservation``), which the key's slot lists until the scope is released: an observer
-/// of a scope goes with the scope, where on the key's own subject it stayed until the key changed.
+/// (``LinkedKeyObservation``), which the key's slot lists until the scope is released or the slot,
+/// emptied, is dropped: an observer of a scope goes with the scope, where on the key's own subject
+/// it stayed until the key changed. Empty slots with scopes' subjects are dropped like any other
+/// (their subjects told, and unlinked), so a long-lived scope that observed keys since removed keeps
+/// nothing of them here, and forgets their subjects itself (see ``ScopeSubjects``).
 @usableFromInline
 final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked Sendable {
     /// A key's entry: its value, and the subjects told of its writes.
@@ -134,23 +140,25 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     ) -> Any? {
         // The subject first in the slot's list (a row's, when only its scope reads the key) is known
         // by its identity alone: its `host` and `key`, in its second half, are then not read.
-        let isLinkedHere =
+        let isOurs =
             subject.map { given in
                 given === slot.subjects
                     || (given.host == Unmanaged.passUnretained(core).toOpaque()
                         && unsafeDowncast(given, to: LinkedKeyObservation<Key>.self).key == key)
             } ?? false
-        if !isLinkedHere {
+        if !isOurs || !subject.unsafelyUnwrapped.isLinked {
+            // A new subject, or the scope's own, unlinked when its slot was dropped, linked again.
             isNewSlot = slot.subjects == nil && !slot.hasValueInPlace()
-            let made = LinkedKeyObservation(core: core, key: key)
+            let linked = isOurs ? subject.unsafelyUnwrapped : LinkedKeyObservation(core: core, key: key)
             if let own = slot.subjects, own.host == nil {
-                insert(made, after: own)
+                insert(linked, after: own)
             } else {
-                made.next = slot.subjects
-                slot.subjects?.previous = made
-                slot.subjects = made
+                linked.next = slot.subjects
+                slot.subjects?.previous = linked
+                slot.subjects = linked
             }
-            subject = made
+            linked.isLinked = true
+            subject = linked
         }
         let keyPath = core.subjectKeyPath
         Unmanaged.passUnretained(subject.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.access(keyPath: keyPath) }
@@ -169,7 +177,9 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         let subject = unsafeDowncast(observation, to: LinkedKeyObservation<Key>.self)
         lock.lock()
         var dropped: (key: Key, value: Slot)?
-        if let index = slots.index(forKey: subject.key), Self.unlink(subject, from: &slots.values[index]) {
+        if subject.isLinked, let index = slots.index(forKey: subject.key),
+            Self.unlink(subject, from: &slots.values[index])
+        {
             dropped = slots.remove(at: index)
             emptySlotCount -= 1
         }
@@ -210,6 +220,13 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         subject.next?.previous = subject.previous
         subject.previous = nil
         subject.next = nil
+        subject.isLinked = false
+    }
+
+    /// Whether `subject`, a scope's subject of this core, is linked into its key's slot now.
+    @usableFromInline
+    func isLinked(_ subject: KeyObservation) -> Bool {
+        lock.withLock { subject.isLinked }
     }
 
     /// Whether the empty slots outnumber the keys present and the limit. Under the lock.
@@ -247,27 +264,30 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         return copyInPlace(&slot.value)
     }
 
-    /// Drops every empty slot that no scope's subject is linked to; their observers are told, so that
-    /// they read (and register) again.
+    /// Drops every empty slot; their subjects (the key's own and scopes') are told, so that their
+    /// observers read (and register) again, and unlinked: a scope reading the key again links its
+    /// subject anew.
     @usableFromInline
     func purgeEmptySlots() {
         var publication = Publication<Key>()
         lock.lock()
-        var kept = 0
         for (_, slot) in slots where slot.value == nil {
-            if slot.hasLinkedSubjects {
-                kept += 1
-            } else {
-                publication.noteObservation(slot.subjects.unsafelyUnwrapped)  // the key's own
+            var next = slot.subjects
+            publication.noteSubjects(slot.subjects.unsafelyUnwrapped)
+            while let subject = next {
+                next = subject.next
+                subject.previous = nil
+                subject.next = nil
+                subject.isLinked = false
             }
         }
-        var dropped = slots.filter { $0.value.value != nil || $0.value.hasLinkedSubjects }
+        var dropped = slots.filter { $0.value.value != nil }
         swap(&dropped, &slots)
-        emptySlotCount = kept
-        emptySlotLimit = Swift.max(Self.emptySlotAllowance, 2 * kept)
+        emptySlotCount = 0
+        emptySlotLimit = Self.emptySlotAllowance
         lock.unlock()
         publish(publication)
-        withExtendedLifetime(dropped) {}  // the dropped keys are released here, unlocked
+        withExtendedLifetime(dropped) {}  // the dropped keys and subjects are released here, unlocked
     }
 
     @usableFromInline
@@ -372,10 +392,35 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         return previous
     }
 
+    /// Runs `body` on the value of `key` and writes what it leaves, atomically: when another thread
+    /// wrote the key while `body` ran, `body` runs again on the new value. No lock is held while
+    /// `body` runs.
+    ///
+    /// Progress: once an update has lost to another thread twice, it takes the key's update turn,
+    /// and the key's updaters then take turns, first come first served (see ``UpdateWatch``), so
+    /// updaters of one key never livelock. A thread that holds a turn already (of a store, or of
+    /// another key's updates) never waits for one: it runs optimistically.
     @usableFromInline
     func update(_ key: Key, _ body: (inout Any?) -> Void) {
+        let me = ThreadID.current
+        var conflicts = 0
+        var holdsTurn = false
         while true {
             lock.lock()
+            let claims = conflicts >= 2 && !holdsTurn
+            switch updates[key, default: UpdateWatch()].requestTurn(for: me, claiming: claims, mayWait: !holdsTurn) {
+            case .proceed:
+                break
+            case .granted:
+                holdsTurn = true
+                cachestore_turn_taken()
+            case .wait(let waiter):
+                lock.unlock()
+                waiter.wait()  // until the turn is handed to this thread
+                holdsTurn = true
+                cachestore_turn_taken()
+                continue
+            }
             var value = slots[key]?.value
             let start = updates[key, default: UpdateWatch()].begin()
             lock.unlock()
@@ -383,19 +428,22 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             var publication = Publication<Key>()
             lock.lock()
             let isConflict = updates[key]?.end(since: start) ?? false
+            if isConflict {
+                conflicts += 1
+                lock.unlock()
+                continue  // another thread wrote `key` meanwhile: run `body` again on its value
+            }
+            let previous = writeLocked(value, for: key, into: &publication)
+            let handedTo = holdsTurn ? updates[key]?.releaseTurn() : nil
             // The watch's key is released once the lock is left: it may be another updater's key
             // instance (the first one's is the table's key), whose `deinit` may call the cache.
             var idleWatch: (key: Key, value: UpdateWatch)?
             if let index = updates.index(forKey: key), updates.values[index].isIdle {
                 idleWatch = updates.remove(at: index)
             }
-            if isConflict {
-                lock.unlock()
-                withExtendedLifetime(idleWatch) {}
-                continue  // another thread wrote `key` meanwhile: run `body` again on its value
-            }
-            let previous = writeLocked(value, for: key, into: &publication)
             lock.unlock()
+            if holdsTurn { cachestore_turn_given_up() }
+            handedTo?.signal()
             withExtendedLifetime(idleWatch) {}
             if !publication.isEmpty { publish(publication) }
             withExtendedLifetime(previous) {}
@@ -527,7 +575,13 @@ struct Publication<Key: Hashable & SendableMetatype> {
 }
 
 /// The writes to one key while ``RootCore/update(_:_:)`` calls run on it, to tell each update
-/// whether *another* thread wrote the key meanwhile: its closure's own writes are not a conflict.
+/// whether *another* thread wrote the key meanwhile: its closure's own writes are not a conflict;
+/// and the key's update turn.
+///
+/// The turn: an update that lost twice claims it; while a thread holds it, other updaters of the
+/// key wait before they read the key (unless they hold a turn themselves), first come first served,
+/// and the holder hands the turn to the first of them when its write is done. Only writes that are
+/// not updates can then make the holder run its closure again.
 @usableFromInline
 struct UpdateWatch: Sendable {
     /// Where one update started: the key's write count, and its thread's own.
@@ -541,9 +595,56 @@ struct UpdateWatch: Sendable {
     /// Each thread updating the key now: how many updates it runs, and how many writes it made.
     @usableFromInline var updaters: [(thread: ThreadID, depth: Int, writes: UInt64)] = []
 
+    /// The thread holding the key's update turn, if any, and the updaters waiting for it, in order.
+    @usableFromInline var turn: ThreadID?
+    @usableFromInline var waiters: [UpdateTurnWaiter] = []
+
     @usableFromInline init() {}
 
-    @usableFromInline var isIdle: Bool { updaters.isEmpty }
+    @usableFromInline var isIdle: Bool { updaters.isEmpty && turn == nil && waiters.isEmpty }
+
+    /// What an update that is about to read the key does about the key's turn.
+    @usableFromInline
+    enum TurnAnswer: Sendable {
+        /// Go on: no other thread holds the turn, or this one does, or this one may not wait.
+        case proceed
+        /// The turn is this thread's now.
+        case granted
+        /// Wait on this, with the lock left, until the turn is handed to this thread.
+        case wait(UpdateTurnWaiter)
+    }
+
+    /// Answers an update on thread `me` that is about to read the key; `claiming` takes the turn when
+    /// it is free, and `mayWait` is whether `me` may wait for it (it holds no turn).
+    @usableFromInline
+    mutating func requestTurn(for me: ThreadID, claiming: Bool, mayWait: Bool) -> TurnAnswer {
+        switch turn {
+        case nil:
+            guard claiming else { return .proceed }
+            turn = me
+            return .granted
+        case let holder? where holder == me:
+            return .proceed
+        case .some:
+            guard mayWait, !cachestore_holds_turn() else { return .proceed }
+            let waiter = UpdateTurnWaiter()
+            waiters.append(waiter)
+            return .wait(waiter)
+        }
+    }
+
+    /// Ends the holder's turn; hands it to the first waiter, returned to be signalled with the lock
+    /// left, if any.
+    @usableFromInline
+    mutating func releaseTurn() -> UpdateTurnWaiter? {
+        guard !waiters.isEmpty else {
+            turn = nil
+            return nil
+        }
+        let next = waiters.removeFirst()
+        turn = next.thread
+        return next
+    }
 
     /// Starts watching for an update on the calling thread.
     @usableFromInline
@@ -573,6 +674,25 @@ struct UpdateWatch: Sendable {
         updaters[index].depth -= 1
         if updaters[index].depth == 0 { updaters.remove(at: index) }
         return writes &- start.writes != ownWrites
+    }
+}
+
+/// An updater waiting for a key's update turn (see ``UpdateWatch``): the holder hands the turn over by
+/// naming this thread and signalling.
+@usableFromInline
+final class UpdateTurnWaiter: Sendable {
+    @usableFromInline let thread = ThreadID.current
+    private let semaphore = DispatchSemaphore(value: 0)
+
+    @usableFromInline init() {}
+
+    /// Blocks until ``signal()``.
+    @usableFromInline func wait() {
+        semaphore.wait()
+    }
+
+    @usableFromInline func signal() {
+        semaphore.signal()
     }
 }
 

@@ -6,10 +6,14 @@
 /// if it is linked to that very key there, and else links a new one. So a scope that reads a second
 /// key offers the first key's subject once, has it refused, and keeps the second key's subject by key.
 ///
+/// A subject is unlinked by the core that stores its key when the key's slot is emptied and dropped
+/// (see ``RootCore``); whenever the subjects kept here have doubled since the last sweep (and number
+/// 64 or more), the scope forgets those unlinked (``ScopedCore/sweepSubjects()``), so a long-lived
+/// scope that observes ever-new keys keeps memory for the keys its observers read now, not for every
+/// key it ever read.
+///
 /// No field's layout depends on `Key` (the first key is not kept): a scope's `deinit` runs
-/// unspecialized, and destroying a `Key?` looked the struct's generic metadata up at run time
-/// (callgrind, `scope-create`: about 330 instructions per row). Not synchronized: its ``ScopedCore``
-/// guards it.
+/// unspecialized. Not synchronized: its ``ScopedCore`` guards it.
 @usableFromInline
 struct ScopeSubjects<Key: Hashable> {
     @usableFromInline var first: KeyObservation?
@@ -22,12 +26,45 @@ struct ScopeSubjects<Key: Hashable> {
     /// Whether there are subjects besides ``first``, in ``more`` or ``replaced``: a flag, as a scope's
     /// unspecialized `deinit` tested `more.isEmpty` through a call to the generic `Dictionary` code.
     @usableFromInline var hasMore: Bool
+    /// How many subjects besides ``first`` there may be before the next sweep.
+    @usableFromInline var sweepAt: Int
+    /// How many sweeps forgot subjects: a read that offered a subject before a sweep keeps it again.
+    @usableFromInline var sweeps: UInt
 
     /// No subjects. The fields are set here, not by initial values: a property's initial value is a
     /// function of its own, which a scope's init called unspecialized.
     @inlinable
     init() {
-        (first, more, replaced, hasMore) = (nil, Dictionary(), [], false)
+        (first, more, replaced, hasMore, sweepAt, sweeps) = (nil, Dictionary(), [], false, 64, 0)
+    }
+
+    /// Whether the subjects besides ``first`` have grown enough to sweep.
+    @inlinable
+    var needsSweep: Bool {
+        hasMore && more.count + replaced.count >= sweepAt
+    }
+
+    /// Every subject besides ``first``.
+    @usableFromInline
+    var allAfterFirst: [KeyObservation] {
+        Array(more.values) + replaced
+    }
+
+    /// Forgets the subjects in `unlinked`; returns them, to be released with no lock held.
+    @usableFromInline
+    mutating func forget(_ unlinked: Set<ObjectIdentifier>) -> [KeyObservation] {
+        var forgotten: [KeyObservation] = []
+        for (key, subject) in more where unlinked.contains(ObjectIdentifier(subject)) {
+            forgotten.append(more.removeValue(forKey: key)!)
+        }
+        replaced.removeAll { subject in
+            guard unlinked.contains(ObjectIdentifier(subject)) else { return false }
+            forgotten.append(subject)
+            return true
+        }
+        sweeps &+= 1
+        sweepAt = Swift.max(64, 2 * (more.count + replaced.count))
+        return forgotten
     }
 
     /// The subject to offer for a read of `key`: its subject by key, or else the first, which is the

@@ -131,16 +131,46 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     func observedValue(of parentKey: ParentKey, for key: Key) -> Any? {
         scopeSubjectsLock.lock()
         var subject = subjects.candidate(for: key)
+        let sweeps = subjects.sweeps
         scopeSubjectsLock.unlock()
         // The offered subject is known by its identity only, not by a second reference to it.
         let offered = subject.map(ObjectIdentifier.init)
         let value = parentAccess.readThrough(parentKey, &subject)
-        if let made = subject.take(), ObjectIdentifier(made) != offered {
+        if let made = subject.take() {
+            let isNew = ObjectIdentifier(made) != offered
             scopeSubjectsLock.lock()
-            subjects.add(made, for: key)
+            // A sweep meanwhile may have forgotten the subject this read linked again: kept again.
+            if isNew || (subjects.sweeps != sweeps && subjects.candidate(for: key) !== made) {
+                subjects.add(made, for: key)
+            }
+            let needsSweep = subjects.needsSweep
             scopeSubjectsLock.unlock()
+            if needsSweep { sweepSubjects() }
         }
         return value
+    }
+
+    /// Forgets the subjects that the cores storing their keys have unlinked (their keys' slots were
+    /// emptied and dropped): see ``ScopeSubjects``. With no lock held.
+    @usableFromInline
+    func sweepSubjects() {
+        let candidates = scopeSubjectsLock.withLock { subjects.allAfterFirst }
+        let unlinked = Set(candidates.lazy.filter { !self.isLinked($0) }.map(ObjectIdentifier.init))
+        let forgotten = scopeSubjectsLock.withLock { subjects.forget(unlinked) }
+        withExtendedLifetime(forgotten) {}  // released here, unlocked
+    }
+
+    @usableFromInline
+    func isLinked(_ subject: KeyObservation) -> Bool {
+        let local =
+            seededLocal
+            ?? {
+                scopeLocalCreationLock.lock()
+                defer { scopeLocalCreationLock.unlock() }
+                return madeLocal
+            }()
+        if let local, subject.host == Unmanaged.passUnretained(local).toOpaque() { return local.isLinked(subject) }
+        return parent.isLinked(subject)
     }
 
     /// A subject of a scope of this scope: linked into this scope's own keys, or through its parent.

@@ -29,6 +29,10 @@ protocol StorageCore<Key>: AnyObject, Sendable {
     /// into. Called once, by the scope that owns the subject, when it is released.
     func unlink(_ subject: KeyObservation)
 
+    /// Whether `subject`, a scope's subject linked through this core, is linked into its key's slot
+    /// now (see ``KeyObservation/isLinked``).
+    func isLinked(_ subject: KeyObservation) -> Bool
+
     /// Sets (or, for `nil`, removes) the value of `key`, then tells its observers.
     ///
     /// `value` is consumed, here and in ``CoreAccess/write``: passed borrowed, each core copied it
@@ -73,6 +77,8 @@ extension StorageCore {
     }
 
     @usableFromInline func unlink(_ subject: KeyObservation) {}
+
+    @usableFromInline func isLinked(_ subject: KeyObservation) -> Bool { false }
 }
 
 /// A core, with its hot operations as functions made where the client's key type is known.

@@ -1,5 +1,5 @@
 /// A feature's view of its parent handler's state, for a lifted handler
-/// (``StoreActionHandler/scope(keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``).
+/// (``StoreActionHandler/scope(label:keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``).
 ///
 /// Like ``ScopedCore`` it maps the feature's keys onto the parent's by the one visibility rule, but
 /// it has no storage of its own (a key that maps to no parent key reads `nil`, and a write to it

@@ -1,4 +1,4 @@
-/// One action of a lifted handler (``StoreActionHandler/scope(keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``):
+/// One action of a lifted handler (``StoreActionHandler/scope(label:keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``):
 /// the feature's handler on a ``LiftedCore`` view of the parent handler's state.
 ///
 /// The lifted handler keeps one view for the next action (`spare`), detached from any state, so that

@@ -141,8 +141,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     }
 
     /// Cancels the store's effects. A store whose actions are `Never` handles none, and so never starts
-    /// an effect: its release takes no lock (a read-only row's store, callgrind `scope-create`:
-    /// one lock round, a retain and a release fewer per row).
+    /// an effect: its release takes no lock.
     deinit {
         if Action.self != Never.self { engine.closeEffects() }
     }
@@ -151,8 +150,10 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     ///
     /// When it returns, the state is updated — also for actions queued meanwhile by the handler, by
     /// observers or by immediate effects. Actions sent from several threads are handled one at a
-    /// time, none lost. Called from inside a handler while another thread is handling this store,
-    /// it may return before the action is handled, rather than risk a deadlock (see <doc:Threading>).
+    /// time, first come first served, none lost. Called from a thread that holds another store's
+    /// turn (inside a handler or an observer of another store) while a third thread is handling this
+    /// one, it queues the action and returns before it is handled: a thread inside a handler never
+    /// waits for another, so stores that send to each other never deadlock (see <doc:Threading>).
     ///
     /// - Parameter action: The action to handle.
     @inlinable
@@ -160,7 +161,8 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
         engine.handle(action)
     }
 
-    /// Cancels the effect running under `id`. A cancelled effect never delivers its action.
+    /// Cancels the effect running under `id`, and a debounced or throttled effect waiting under it. A
+    /// cancelled effect never delivers its action.
     ///
     /// ```swift
     /// store.cancel(id: CancelID.fetchPosts)
@@ -169,22 +171,22 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// When this returns `true`, nothing the effect sends is handled any more: if one of its actions
     /// is being handled on another thread at that moment, `cancel(id:)` waits for that handler to
     /// return. It returns `false` when no effect runs under `id` — for example one that finished and
-    /// is delivering its last action — and in the one case where waiting could deadlock (called
-    /// from a handler of another store that the delivering thread waits on): the effect is then
-    /// cancelled all the same, after the action in hand.
+    /// is delivering its last action — and when it is called from a thread that holds another
+    /// store's turn (inside another store's handler) while such an action is being handled: a thread
+    /// inside a handler never waits for another. The effect is cancelled all the same, after the
+    /// action in hand. For a lifted feature's effect, pass the lift's id
+    /// (``StoreActionHandler/effectID(_:)``).
     ///
     /// - Parameter id: The id the effect was started with.
     /// - Returns: Whether an effect was running under `id` and nothing it sends will be handled.
     @discardableResult
     public func cancel(id: AnyHashable) -> Bool {
-        guard let effects = engine.existingEffects else { return false }
-        effects.forgetThrottle(id)
-        return effects.cancel(id)
+        engine.existingEffects?.cancel(id) ?? false
     }
 
-    /// The ids of the effects running now.
+    /// The ids of the effects running now, and of debounced or throttled effects waiting to start.
     public var runningEffectIDs: Set<AnyHashable> {
-        engine.existingEffects?.ids ?? []
+        engine.existingEffects?.runningIDs ?? []
     }
 }
 

@@ -24,7 +24,13 @@ extension StoreActionHandler {
     /// view of this handler's state under the feature's keys, with the dependency that
     /// `dependencyTransformation` derives; every other action leaves it out. Its effect comes back
     /// with each action passed through `embedAction` (``ActionEffect/map(_:)``): the feature's
-    /// effects send the app's actions, and keep their ids for cancelling.
+    /// effects send the app's actions.
+    ///
+    /// - Effect ids: each id the feature gives its effects runs in this lift's own namespace, so a
+    ///   feature lifted twice keeps its effects apart: its `.cancel(id:)`, and a new effect under its
+    ///   id, reach only its own effects. The app reaches one through the lift: `store.cancel(id:
+    ///   lifted.effectID(FeatureID.x))`, or `.cancel(id: lifted.effectID(FeatureID.x))` from a handler
+    ///   (see ``effectID(_:)``).
     ///
     /// The names are those of ``Store/scope(label:keyTransformation:actionHandler:dependencyTransformation:defaultCache:actionTransformation:)``
     /// (and of the original CacheStore); the shape is TCA's `Scope(state:action:) { Feature() }`. A
@@ -43,6 +49,7 @@ extension StoreActionHandler {
     ///   state, as any handler's kept state does.
     ///
     /// - Parameters:
+    ///   - label: The lift's name, shown in the ids of its effects (`left/CounterID.timer`).
     ///   - keyTransformation: Maps keys between this handler's state (`from`) and the feature's (`to`).
     ///   - actionHandler: The feature's handler.
     ///   - extractAction: The feature action an action carries, or `nil` when it is not the feature's.
@@ -51,6 +58,7 @@ extension StoreActionHandler {
     /// - Returns: The lifted handler.
     @inlinable
     public static func scope<ScopedKey: Hashable & SendableMetatype, ScopedAction, ScopedDependency>(
+        label: String? = nil,
         keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, ScopedDependency>,
         extractAction: @escaping @Sendable (Action) -> ScopedAction?,
@@ -59,22 +67,19 @@ extension StoreActionHandler {
     ) -> StoreActionHandler {
         let runner = ScopedHandlerRun<Key, ScopedKey>(
             toParent: keyTransformation.to, fromParent: keyTransformation.from)
-        return StoreActionHandler { state, action, dependency in
-            guard let scopedAction = extractAction(action) else { return nil }
-            let effect = runner.run(
-                actionHandler, on: state, action: scopedAction, dependency: dependencyTransformation(dependency))
-            // A consuming switch, as in `StoreEngine.process`: `?.map` destroyed a `nil` effect through
-            // `Optional`'s value witness (callgrind, `lifted-handle`: 1,982 → 1,911 instructions).
-            switch consume effect {
-            case .some(let effect): return effect.map(embedAction)
-            case .none: return nil
-            }
-        }
+        let lift = EffectLift(label: label)
+        return StoreActionHandler(
+            { state, action, dependency in
+                guard let scopedAction = extractAction(action) else { return nil }
+                let effect = runner.run(
+                    actionHandler, on: state, action: scopedAction, dependency: dependencyTransformation(dependency))
+                return effect?.mapped(embedAction, renaming: { $0.renamingGiven(lift.id) })
+            }, lift: lift)
     }
 
     /// A handler of this store's actions that runs a feature's handler on the keys in `keys`.
     ///
-    /// As ``scope(keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``,
+    /// As ``scope(label:keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``,
     /// with this store's own key type: keys outside `keys` are invisible to the feature, as they are
     /// to ``Store/scope(label:keys:actionHandler:dependencyTransformation:actionTransformation:)``.
     ///
@@ -91,6 +96,7 @@ extension StoreActionHandler {
     /// ```
     ///
     /// - Parameters:
+    ///   - label: The lift's name, shown in the ids of its effects.
     ///   - keys: The keys the feature reads and writes.
     ///   - actionHandler: The feature's handler.
     ///   - extractAction: The feature action an action carries, or `nil` when it is not the feature's.
@@ -99,6 +105,7 @@ extension StoreActionHandler {
     /// - Returns: The lifted handler.
     @inlinable
     public static func scope<ScopedAction, ScopedDependency>(
+        label: String? = nil,
         keys: Set<Key>,
         actionHandler: StoreActionHandler<Key, ScopedAction, ScopedDependency>,
         extractAction: @escaping @Sendable (Action) -> ScopedAction?,
@@ -108,7 +115,7 @@ extension StoreActionHandler {
         let keys = VisibleKeys(keys: keys)
         let visible: @Sendable (Key?) -> Key? = { key in key.flatMap { keys.keys.contains($0) ? $0 : nil } }
         return scope(
-            keyTransformation: (from: visible, to: visible), actionHandler: actionHandler,
+            label: label, keyTransformation: (from: visible, to: visible), actionHandler: actionHandler,
             extractAction: extractAction, embedAction: embedAction, dependencyTransformation: dependencyTransformation)
     }
 }

@@ -17,7 +17,7 @@
 ///
 /// Handlers compose: ``init(combining:)`` runs several in order, ``before(_:)`` / ``after(_:)``
 /// add hooks around one (the `enrich` and `after` interceptors of re-frame-style libraries), and
-/// ``scope(keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``
+/// ``scope(label:keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``
 /// lifts a feature's handler, with its own keys, actions and dependency, into an app's handler.
 ///
 /// A handler must be `Sendable`, as the store may run it on any thread: it captures no mutable state.
@@ -40,8 +40,9 @@
 ///
 /// ### Building an app from features
 ///
-/// - ``scope(keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``
-/// - ``scope(keys:actionHandler:extractAction:embedAction:dependencyTransformation:)``
+/// - ``scope(label:keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``
+/// - ``scope(label:keys:actionHandler:extractAction:embedAction:dependencyTransformation:)``
+/// - ``effectID(_:)``
 ///
 /// ### Running a handler
 ///
@@ -51,12 +52,40 @@ public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Depen
     public typealias Handler = @Sendable (inout CacheStore<Key>, Action, Dependency) -> ActionEffect<Action>?
 
     @usableFromInline let handler: Handler
+    /// For a lifted feature's handler, the namespace its effects' ids run in (see ``effectID(_:)``).
+    @usableFromInline let lift: EffectLift?
 
     /// Creates a handler from a function.
     ///
     /// - Parameter handler: Changes the state for an action and returns the effect to run, or `.none`.
     public init(_ handler: @escaping Handler) {
+        self.init(handler, lift: nil)
+    }
+
+    @usableFromInline
+    init(_ handler: @escaping Handler, lift: EffectLift?) {
         self.handler = handler
+        self.lift = lift
+    }
+
+    /// The id under which this handler's store runs the effect this handler gives the id `id`.
+    ///
+    /// For a lifted feature's handler (made with
+    /// ``scope(label:keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``),
+    /// the feature's ids run in the lift's own namespace: a feature lifted twice keeps its effects
+    /// apart, and its `cancel(id:)` reaches only its own. This is how the app reaches one of them:
+    ///
+    /// ```swift
+    /// let left = StoreActionHandler<AppKey, AppAction, Void>.scope(label: "left", …, actionHandler: counterHandler, …)
+    /// store.cancel(id: left.effectID(CounterID.timer))      // stops the left counter's timer only
+    /// ```
+    ///
+    /// For any other handler, `id` itself.
+    ///
+    /// - Parameter id: The id the handler (the feature) gives its effect.
+    /// - Returns: The id its store runs the effect under.
+    public func effectID(_ id: AnyHashable) -> AnyHashable {
+        lift?.id(id) ?? id
     }
 
     /// A handler that handles nothing: the state never changes and no effect runs.
@@ -106,10 +135,11 @@ public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Depen
     /// - Parameter hook: Runs first; its writes are part of the same action.
     /// - Returns: The combined handler.
     public func before(_ hook: @escaping @Sendable (inout CacheStore<Key>, Action, Dependency) -> Void) -> Self {
-        StoreActionHandler { cacheStore, action, dependency in
-            hook(&cacheStore, action, dependency)
-            return handle(store: &cacheStore, action: action, dependency: dependency)
-        }
+        StoreActionHandler(
+            { cacheStore, action, dependency in
+                hook(&cacheStore, action, dependency)
+                return handle(store: &cacheStore, action: action, dependency: dependency)
+            }, lift: lift)
     }
 
     /// This handler, with `hook` running after it on the same state: to enrich the state the handler
@@ -124,10 +154,11 @@ public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Depen
     /// - Parameter hook: Runs last; its writes are part of the same action.
     /// - Returns: The combined handler.
     public func after(_ hook: @escaping @Sendable (inout CacheStore<Key>, Action, Dependency) -> Void) -> Self {
-        StoreActionHandler { cacheStore, action, dependency in
-            let effect = handle(store: &cacheStore, action: action, dependency: dependency)
-            hook(&cacheStore, action, dependency)
-            return effect
-        }
+        StoreActionHandler(
+            { cacheStore, action, dependency in
+                let effect = handle(store: &cacheStore, action: action, dependency: dependency)
+                hook(&cacheStore, action, dependency)
+                return effect
+            }, lift: lift)
     }
 }

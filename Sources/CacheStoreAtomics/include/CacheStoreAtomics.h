@@ -33,4 +33,24 @@ static inline uint64_t cachestore_next_anonymous_effect_serial(void) {
     return __atomic_add_fetch(&cachestore_anonymous_effect_serial, 1, __ATOMIC_RELAXED);
 }
 
+/// How many turns the calling thread holds now: of stores (ActionQueue.swift) and of keys' updates
+/// (RootCore.swift). A thread that holds one never blocks waiting for another, so no two threads can
+/// wait for each other.
+extern _Thread_local uintptr_t cachestore_turns_held;
+
+/// Counts a turn the calling thread took.
+static inline void cachestore_turn_taken(void) {
+    cachestore_turns_held += 1;
+}
+
+/// Counts a turn the calling thread gave up.
+static inline void cachestore_turn_given_up(void) {
+    cachestore_turns_held -= 1;
+}
+
+/// Whether the calling thread holds a turn.
+static inline bool cachestore_holds_turn(void) {
+    return cachestore_turns_held != 0;
+}
+
 #endif

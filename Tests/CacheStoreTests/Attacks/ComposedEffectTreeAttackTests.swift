@@ -274,7 +274,7 @@ import Testing
                     .concatenate(
                         id: ID.inner,
                         .run(id: ID.part) { send in
-                            for tick in 0..<1_000 { send(.got("\(round) tick \(tick)")) }
+                            for tick in 0..<1_000 { await send(.got("\(round) tick \(tick)")) }
                         }))
             })
         let store = script.makeStore()
@@ -323,9 +323,9 @@ import Testing
                     case "single": Self.after(5, "a", id: ID.part)
                     default:
                         .run(id: ID.part) { send in
-                            send(.got("a"))
+                            await send(.got("a"))
                             try? await Task.sleep(for: .milliseconds(20))
-                            send(.got("stale"))
+                            await send(.got("stale"))
                         }
                     }
                 return .concatenate(id: ID.outer, first, Self.after(5, "b"))
@@ -358,7 +358,7 @@ import Testing
             effect: { _ in
                 .concatenate(
                     id: ID.outer,
-                    .run(id: ID.part) { send in send(.got("tick")) },
+                    .run(id: ID.part) { send in await send(.got("tick")) },
                     Self.after(5, "next step"))
             })
         let store = script.makeStore()
@@ -391,7 +391,7 @@ import Testing
                 id: ID.outer,
                 .run(id: ID.part) { send in
                     for tick in 0..<3 {
-                        send(.got("\(round) part \(tick)"))
+                        await send(.got("\(round) part \(tick)"))
                         await Task.yield()
                     }
                 },
@@ -517,7 +517,7 @@ import Testing
             effect: { _ in
                 .concatenate(
                     id: ID.outer,
-                    .run(id: ID.part) { send in for tick in 0..<5 { send(.got("tick \(tick)")) } },
+                    .run(id: ID.part) { send in for tick in 0..<5 { await send(.got("tick \(tick)")) } },
                     .concatenate(id: ID.inner, Self.after(5, "inner"), ActionEffect(.got("step")))
                         .debounce(id: ID.debounce, for: .milliseconds(5), clock: ContinuousClock()))
             })
@@ -530,9 +530,9 @@ import Testing
     }
 
     /// A `.mainActor` store's effect takes the turn of an `.anyThread` store, whose handler sends back
-    /// through the effect's `Send` (it waits for the main actor), while the main actor sends to that
-    /// `.anyThread` store (it waits for the effect's thread): whichever waits first, the other must
-    /// not wait, and both actions are handled.
+    /// through the effect's `Send` (from a task: a send is async), while the main actor sends to that
+    /// `.anyThread` store (it waits for the effect's thread): the send never blocks, so whichever comes
+    /// first, both actions are handled.
     @Test(arguments: [true, false])
     func aMainActorStoresSendWhileTheMainActorWaitsForTheEffectsThread(mainWaitsFirst: Bool) async {
         let sendBack = AttackBox<Send<Action>?>(nil)
@@ -544,7 +544,8 @@ import Testing
                 let deadline = Date() + 10
                 while !go.value, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
                 if mainWaitsFirst { Thread.sleep(forTimeInterval: 0.2) }  // the main actor waits by then
-                sendBack.value?(.got("sent back"))
+                let send = sendBack.value
+                Task { await send?(.got("sent back")) }
             }, effect: { _ in nil })
         let otherStore = other.makeStore()
         let main = Script { _ in
@@ -608,7 +609,7 @@ import Testing
                 .run(id: ID.part) { send in
                     for number in 0..<count {
                         otherStore.handle(action: .start(number))
-                        send(.got("sent \(number)"))
+                        await send(.got("sent \(number)"))
                     }
                 })
         }

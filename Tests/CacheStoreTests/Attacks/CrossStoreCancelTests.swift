@@ -27,7 +27,7 @@ enum CancelAttackAction: Sendable {
         case .start:
             return .run(id: "ticks") { send in
                 for tick in 0..<1_000 {
-                    send(.tick(tick))
+                    await send(.tick(tick))
                     try? await Task.sleep(for: .milliseconds(1))
                 }
             }

@@ -131,7 +131,7 @@ import Testing
                 }
                 : .run { send in
                     await gate.wait()
-                    send(.got("late"))
+                    await send(.got("late"))
                 }
         }
         weak var payload: Payload?
@@ -161,7 +161,7 @@ import Testing
             case 1:
                 return .run { send in
                     try? await Task.sleep(for: .milliseconds(200))
-                    send(.got("run"))
+                    await send(.got("run"))
                 }
             case 2: return .concatenate(id: ID.chain, single, ActionEffect(.got("after")))
             default: return single.debounce(id: ID.search, for: .milliseconds(100), clock: ContinuousClock())
@@ -255,8 +255,8 @@ import Testing
             },
             effect: { _ in
                 .run(id: ID.chain) { send in
-                    send(.got("a"))
-                    send(.got("b"))
+                    await send(.got("a"))
+                    await send(.got("b"))
                 }
             })
         let store = script.makeStore()
@@ -429,7 +429,7 @@ import Testing
                     var tick = 0
                     while !stop.value {
                         tick += 1
-                        send(.got("tick \(tick)"))
+                        await send(.got("tick \(tick)"))
                         await Task.yield()
                     }
                 }
@@ -545,7 +545,7 @@ import Testing
                 running.value = true
                 while !go.value { await Task.yield() }
                 sending.value = true
-                for tick in 0..<50 { send(.got("tick \(tick)")) }
+                for tick in 0..<50 { await send(.got("tick \(tick)")) }
             }
         }
         let holder = AttackBox<Payload?>(Payload())
@@ -581,7 +581,7 @@ import Testing
             onGot: { _ in threads.append(MainQueueMark.isCurrent) },
             effect: { _ in
                 .run { send in
-                    for tick in 0..<20 { send(.got("tick \(tick)")) }
+                    for tick in 0..<20 { await send(.got("tick \(tick)")) }
                 }
             })
         let store = script.makeStore(isolation: .mainActor)
@@ -600,7 +600,7 @@ import Testing
             .run(id: ID.chain) { send in
                 while !Task.isCancelled {
                     sends.value += 1
-                    send(.got("tick"))
+                    await send(.got("tick"))
                 }
             }
         }
@@ -625,7 +625,7 @@ import Testing
             onGot: { _ in Thread.sleep(forTimeInterval: 0.1) },
             effect: { _ in
                 .run { send in
-                    send(.got("sent"))
+                    await send(.got("sent"))
                     seen.value = storeBox.value?.get(.value, as: String.self)
                 }
             })

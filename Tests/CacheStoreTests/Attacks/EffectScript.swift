@@ -69,7 +69,7 @@ extension EffectScript {
             guard number > 0 else { return nil }
             return .run { send in
                 other()?.handle(action: .start(number - 1))
-                send(.got("\(number)"))
+                await send(.got("\(number)"))
             }
         }
     }

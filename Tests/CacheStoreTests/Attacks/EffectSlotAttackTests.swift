@@ -59,7 +59,7 @@ extension CPUHeavySuites {
                 default:
                     .run(id: "new") { send in
                         await gate.wait()
-                        send(.got("new"))
+                        await send(.got("new"))
                     }
                 }
             }
@@ -72,7 +72,7 @@ extension CPUHeavySuites {
                 #expect(await eventually(timeout: .seconds(60)) { store.runningEffectIDs.isEmpty })
             }
             store.handle(action: .start(1))  // the old effect's slot is free: the new one takes it
-            await offThePool { kept.value?(.got("stale")) }
+            await kept.value?(.got("stale"))
             #expect(store.runningEffectIDs == ["new"], "the stale send ended or replaced the new effect")
             gate.open()
             #expect(await Self.ends(store))
@@ -139,7 +139,7 @@ extension CPUHeavySuites {
                 default:
                     .run(id: "new") { send in
                         await newGate.wait()
-                        send(.got("new"))
+                        await send(.got("new"))
                     }
                 }
             }
@@ -148,9 +148,7 @@ extension CPUHeavySuites {
             #expect(await eventually(timeout: .seconds(60)) { sends.read { $0.count } == 99 })
             for number in 0..<100 { #expect(store.cancel(id: number)) }
             store.handle(action: .start(100))
-            await offThePool {
-                for send in sends.read({ $0.values }) { send(.got("stale")) }
-            }
+            for send in sends.read({ $0.values }) { await send(.got("stale")) }
             lateGate.open()
             #expect(await eventually(timeout: .seconds(60)) { lateReturned.value })
             try? await Task.sleep(for: .milliseconds(50))
@@ -196,7 +194,7 @@ extension CPUHeavySuites {
                                 for _ in 0..<burst where batch > first {
                                     let victim = Int.random(in: first..<batch)
                                     if cancelled.read({ $0.contains(victim) }), let send = sends.read({ $0[victim] }) {
-                                        send(.got("\(victim)"))
+                                        sendBlocking(send, .got("\(victim)"))
                                     }
                                 }
                                 Self.spin(Int.random(in: 0..<2_000))
@@ -228,7 +226,7 @@ extension CPUHeavySuites {
         static func ticking(_ round: Int, _ label: String, id: AnyHashable) -> ActionEffect<ScriptAction> {
             .run(id: id) { send in
                 for tick in 0..<ticks {
-                    send(.got("\(round) \(label) \(tick)"))
+                    await send(.got("\(round) \(label) \(tick)"))
                     await Task.yield()
                 }
             }
@@ -423,7 +421,7 @@ extension CPUHeavySuites {
                 switch action {
                 case .start:
                     return .run { send in
-                        for index in 0..<count { send(.got("e\(index)")) }
+                        for index in 0..<count { await send(.got("e\(index)")) }
                     }
                 case .got(let name):
                     state.set(value: name, forKey: .value)
@@ -546,7 +544,7 @@ extension CPUHeavySuites {
                 // The effect sends from a thread of its own, so that the handler it runs holds that
                 // thread, not one of the pool's two: with the pool's other thread busy in another
                 // suite, this test's own continuation had to wait for the handler's 60 s timeout.
-                effect: { _ in .run(id: "feeder") { send in await offThePool { send(.got("arm")) } } })
+                effect: { _ in .run(id: "feeder") { send in await send(.got("arm")) } })
             let box = AttackBox<Attacked?>(script.makeStore())
             weak let weakStore = box.value
             box.value?.handle(action: .start(0))

@@ -252,7 +252,7 @@ import Testing
                             sendsLeftAfterEnd -= 1
                             if sendsLeftAfterEnd == 0 { return }
                         }
-                        send(.tick(tick))
+                        await send(.tick(tick))
                         if tick.isMultiple(of: interval) { await Task.yield() }
                     }
                 }
@@ -454,7 +454,7 @@ import Testing
                 case .start:
                     return .run { send in
                         for tick in 0..<100_000 where !Task.isCancelled {
-                            send(.tick(tick))
+                            await send(.tick(tick))
                             if tick.isMultiple(of: 16) { await Task.yield() }
                         }
                     }

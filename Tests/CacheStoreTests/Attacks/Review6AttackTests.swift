@@ -24,7 +24,7 @@ import Testing
             let (gate, sendsReturned) = (gate, sendsReturned)
             effect = .run { send in
                 await gate.wait()
-                send(.got("anonymous"))
+                await send(.got("anonymous"))
                 sendsReturned.append("anonymous")
             }
         }
@@ -40,7 +40,7 @@ import Testing
                     case .start:
                         return .run(id: effect.id) { [self] send in
                             await gate.wait()
-                            send(.got("given"))
+                            await send(.got("given"))
                             sendsReturned.append("given")
                         }
                     case .got(let name):

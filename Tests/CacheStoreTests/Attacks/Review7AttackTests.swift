@@ -192,7 +192,7 @@ import Testing
                     return .run { send in
                         await gate.wait()
                         if Task.isCancelled { cancelled.append(true) }
-                        send(.run(1))
+                        await send(.run(1))
                     }
                 }
                 state.set(value: step, forKey: .b)
@@ -240,7 +240,7 @@ import Testing
     func aPollReturnedByItsOwnActionRunsToTheEnd(asRun: Bool) async {
         let ticks = Recorder<Int>()
         let poll: ActionEffect<Action> =
-            asRun ? .run { send in send(.run(1)) } : ActionEffect { .run(1) }
+            asRun ? .run { send in await send(.run(1)) } : ActionEffect { .run(1) }
         let store = Store<Key, Action, Void>(
             initialValues: [:],
             actionHandler: StoreActionHandler { _, action, _ in

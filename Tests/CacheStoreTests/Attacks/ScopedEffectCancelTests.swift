@@ -32,7 +32,7 @@ enum ChildAction: Sendable {
             actionHandler: StoreActionHandler<Key, ChildAction, Void> { state, action, _ in
                 switch action {
                 case .start:
-                    return .run(id: "ticks") { send in send(.tick(1)) }
+                    return .run(id: "ticks") { send in await send(.tick(1)) }
                 case .tick(let value):
                     state.set(value: value, forKey: .count)
                     inChildHandler.signal()

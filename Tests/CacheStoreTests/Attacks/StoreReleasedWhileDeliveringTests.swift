@@ -22,7 +22,7 @@ enum ReleaseWhileDeliveringAction: Sendable {
         switch action {
         case .start:
             return .run(id: "ticks") { send in
-                for tick in 0..<10_000 where !Task.isCancelled { send(.tick(tick)) }
+                for tick in 0..<10_000 where !Task.isCancelled { await send(.tick(tick)) }
             }
         case .tick(let tick):
             if owner.released.value { owner.ticksAfterRelease.value += 1 }

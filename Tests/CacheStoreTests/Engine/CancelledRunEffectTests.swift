@@ -30,7 +30,7 @@ let tickHandler = StoreActionHandler<Key, TickAction, TickTally> { state, action
     switch action {
     case .startTicking(let run):
         return .run(id: run) { send in
-            while !Task.isCancelled { send(.tick(run: run)) }
+            while !Task.isCancelled { await send(.tick(run: run)) }
         }
     case .tick(let run):
         tally.count(run)
