@@ -1,28 +1,33 @@
 import CacheStore
+import Foundation
 
-/// A clock that moves only when a test tells it to, so a test of a debounce, a delay or a timeout
-/// takes no real time.
+/// A clock that moves only when a test tells it to, so a test of a debounce, a delay, a timer or a
+/// timeout takes no real time.
 ///
 /// Give effects the clock through their dependency, as `any Clock<Duration>`: `ContinuousClock()` in
 /// the app, a `TestClock` in tests. A task that sleeps on a test clock stays asleep until the test
 /// moves the clock past its deadline with ``advance(by:)`` or ``run()``.
 ///
 /// ```swift
-/// struct SearchDependency: Sendable {
-///     var clock: any Clock<Duration>
-/// }
-///
-/// @Test func theSearchWaitsForTypingToStop() async throws {
+/// @Test func theTimerTicksOncePerSecond() async {
 ///     let clock = TestClock()
-///     let search = Task {
-///         try await clock.sleep(for: .milliseconds(300))  // a debounce
-///         return "searched"
-///     }
-///     await clock.advance(by: .milliseconds(299))  // still asleep
-///     await clock.advance(by: .milliseconds(1))  // wakes, at once
-///     #expect(try await search.value == "searched")
+///     let store = TestStore(initialValues: [:], actionHandler: timerHandler, dependency: clock)
+///     store.send(.start)
+///     await clock.advance(by: .seconds(1))
+///     await store.receive(.tick) { $0.set(value: 1, forKey: .ticks) }
+///     store.send(.stop)
 /// }
 /// ```
+///
+/// **Exact time.** An advance wakes the sleepers its target reaches one deadline at a time, in
+/// deadline order (sleepers due together in the order they fell asleep), and lets every task it
+/// woke run until it sleeps again or ends before it moves on: a task woken at 1 s of a 3 s advance
+/// that sleeps for 1 s more wakes again at 2 s, within the same advance, however long it took to
+/// fall asleep. It knows when a woken task has run that far for the effects of the test stores the
+/// test uses (a test store runs them on an executor it drives) and for tasks started with
+/// ``task(_:)``. A task started otherwise (`Task { … }`) runs on its own: the advance waits until
+/// it sleeps on this clock again, or until it has not for ``settleTime`` (then it is taken to have
+/// ended, and a later sleep of it starts from the clock's time then).
 ///
 /// Cancelling a sleeping task wakes it at once with `CancellationError`, as `Task.sleep` does.
 ///
@@ -38,6 +43,8 @@ import CacheStore
 ///
 /// - ``advance(by:)``
 /// - ``run()``
+/// - ``task(_:)``
+/// - ``settleTime``
 ///
 /// ### Reading the clock
 ///
@@ -50,154 +57,230 @@ import CacheStore
 ///
 /// - ``sleep(until:tolerance:)``
 public final class TestClock: Clock, Sendable {
-    /// The clock's time and its sleepers.
-    private let state: LockedValue<TestClockState>
+    /// One sleep on the clock, to tell it from every other.
+    struct SleepID: Hashable, Sendable {
+        let value: Int
+    }
 
-    /// Creates a clock that starts at `now` and stands still until the test moves it.
+    /// A task asleep on the clock.
+    struct Sleeper {
+        let id: SleepID
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+        /// The pump that runs the task, when a test store (or ``task(_:)``) started it.
+        let pump: EffectPump?
+        /// The task, as a key, for a task no pump runs.
+        let task: UInt
+    }
+
+    struct State {
+        var now: Instant
+        var sleepers: [Sleeper] = []
+        var lastSleepID = 0
+        /// Sleeps begun, by task no pump runs: how an advance sees a woken task sleep again.
+        var bareSleepsBegun: [UInt: Int] = [:]
+    }
+
+    private let state: Locked<State>
+    /// Runs the tasks started with ``task(_:)``.
+    private let pump = EffectPump(outsideTimeout: { .seconds(10) })
+
+    /// How long an advance waits for a task it woke that no test store runs, and that ``task(_:)``
+    /// did not start, to sleep on the clock again: 50 milliseconds.
+    public let settleTime: Duration = .milliseconds(50)
+
+    /// Creates a test clock.
     ///
-    /// - Parameter now: The starting time; the clock's zero by default.
+    /// - Parameter now: The clock's time to start with; the zero instant by default.
     public init(now: Instant = Instant()) {
-        state = LockedValue(TestClockState(now: now))
+        state = Locked(State(now: now))
     }
 
-    /// The current time: where the last ``advance(by:)`` or ``run()`` left the clock.
+    /// The clock's time now: it moves only with ``advance(by:)`` and ``run()``.
     public var now: Instant {
-        state.withValue { $0.now }
+        state.withLock { $0.now }
     }
 
-    /// The smallest step the clock can take: zero, as every deadline is met exactly.
+    /// The clock's finest step: any duration.
     public var minimumResolution: Duration {
         .zero
     }
 
-    /// The number of tasks sleeping on the clock now.
-    ///
-    /// ```swift
-    /// store.send(.queryChanged("tea"))
-    /// #expect(clock.sleeperCount == 1)  // the debounce is waiting
-    /// ```
+    /// How many tasks sleep on the clock now.
     public var sleeperCount: Int {
-        state.withValue { $0.sleepers.count }
+        state.withLock { $0.sleepers.count }
     }
 
-    /// Suspends the calling task until the clock reaches `deadline`.
-    ///
-    /// Returns at once when the clock is there already. You don't call it directly: `sleep(for:)`,
-    /// `Task.sleep(for:clock:)` and the effects that take a clock do.
+    /// Sleeps until the clock reaches `deadline`: at once when it has, else until an advance reaches
+    /// it; throws `CancellationError` when the task is cancelled.
     ///
     /// - Parameters:
-    ///   - deadline: The time to wake at.
-    ///   - tolerance: Ignored: a test clock wakes each sleeper exactly at its deadline.
-    /// - Throws: `CancellationError` when the task is cancelled, before or while it sleeps.
+    ///   - deadline: The instant to wake at.
+    ///   - tolerance: Ignored: a test clock wakes a sleeper exactly at its deadline.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
-        let id = state.withValue { $0.nextSleeperID() }
+        let context = EffectPump.current
+        let task = withUnsafeCurrentTask { task in task.map { UInt(bitPattern: $0.hashValue) } ?? 0 }
+        let id = state.withLock { state in
+            state.lastSleepID += 1
+            return SleepID(value: state.lastSleepID)
+        }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // Under the lock, so that a cancellation either comes first and is seen here, or comes
                 // after and finds the sleeper to remove.
-                let returnsAtOnce = state.withValue { state in
-                    guard !Task.isCancelled, deadline > state.now else { return true }
+                let isAsleep = state.withLock { state in
+                    guard !Task.isCancelled, deadline > state.now else { return false }
                     state.sleepers.append(
-                        TestClockState.Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                        Sleeper(id: id, deadline: deadline, continuation: continuation, pump: context?.pump, task: task))
+                    if context == nil { state.bareSleepsBegun[task, default: 0] += 1 }
+                    return true
                 }
-                guard returnsAtOnce else { return }
-                if Task.isCancelled {
-                    continuation.resume(throwing: CancellationError())
-                } else {
-                    continuation.resume()
+                guard isAsleep else {
+                    return Task.isCancelled
+                        ? continuation.resume(throwing: CancellationError()) : continuation.resume()
                 }
+                context?.pump.noteSleep(
+                    id, EffectPump.Sleep(effect: context?.effect, deadline: deadline, clock: self))
             }
         } onCancel: {
-            state.withValue { $0.removeSleeper(id) }?.continuation.resume(throwing: CancellationError())
+            let sleeper = state.withLock { state in
+                state.sleepers.firstIndex { $0.id == id }.map { state.sleepers.remove(at: $0) }
+            }
+            sleeper?.pump?.noteSleep(id, nil)
+            sleeper?.continuation.resume(throwing: CancellationError())
         }
-        state.withValue { $0.acknowledgeWake(of: id) }?.resume()
     }
 
-    /// Moves the clock forward by `duration`, waking every sleeper whose deadline it reaches.
+    /// Moves the clock forward by `duration`, waking every sleeper whose deadline it reaches, one
+    /// deadline at a time, each woken task run until it sleeps again or ends (see the type's
+    /// discussion), before it moves on.
     ///
-    /// Sleepers wake one at a time in deadline order (those with the same deadline in the order they
-    /// fell asleep), with ``now`` at their deadline. Each woken task runs until it suspends again before
-    /// the next one wakes, so a task that sleeps again within `duration` wakes again in the same advance.
-    /// The clock then stands at the old ``now`` plus `duration`.
+    /// Before it moves the clock, it lets the effects of the test stores this task uses run until
+    /// they sleep or end, so an effect a `send` started sleeps from the time it was sent.
     ///
-    /// ```swift
-    /// let clock = TestClock()
-    /// let timer = Task {
-    ///     try await clock.sleep(for: .seconds(1))
-    ///     let firstTick = clock.now
-    ///     try await clock.sleep(for: .seconds(1))
-    ///     return [firstTick, clock.now]
-    /// }
-    /// await clock.advance(by: .seconds(3))  // wakes it at 1 s, then at 2 s
-    /// #expect(try await timer.value.map(\.offset) == [.seconds(1), .seconds(2)])
-    /// ```
-    ///
-    /// "Runs until it suspends again" is awaited for the wake itself and then given a number of
-    /// `Task.yield()`s: work a woken task starts elsewhere (another task, another actor) may still be
-    /// under way when `advance` returns, so await its result where it lands (for an effect: `receive`).
-    ///
-    /// - Parameter duration: How far to move the clock; zero wakes only sleepers already due.
+    /// - Parameter duration: How far to move; zero or more.
     public func advance(by duration: Duration) async {
         precondition(duration >= .zero, "TestClock.advance(by:) needs a duration of zero or more, not \(duration).")
         await advance(to: now.advanced(by: duration))
     }
 
-    /// Advances the clock until no task is sleeping on it, waking each sleeper as ``advance(by:)`` does.
-    ///
-    /// The clock ends at the last deadline it reached. A task that keeps sleeping (a repeating timer)
-    /// keeps this running: cancel it first, or use ``advance(by:)``.
-    ///
-    /// ```swift
-    /// store.send(.startCountdown)
-    /// await clock.run()  // every pending delay has passed
-    /// ```
+    /// Moves the clock to each sleeper's deadline in turn, until no task sleeps on it.
     public func run() async {
-        await letWokenTasksRun()
-        while let deadline = state.withValue({ $0.earliestDeadline }) {
+        await settle(pumps)
+        while let deadline = state.withLock({ $0.sleepers.map(\.deadline).min() }) {
             await advance(to: deadline)
         }
     }
 
-    /// How many times a task fell asleep on the clock so far.
-    var sleepsBegun: Int {
-        state.withValue { $0.sleepsBegun }
+    /// Starts `operation` in a task whose every step an advance of this clock runs, on the advancing
+    /// task's thread: the task an advance waits for exactly (see the type's discussion).
+    ///
+    /// ```swift
+    /// let ticks = clock.task {
+    ///     for _ in 1...3 { try await clock.sleep(for: .seconds(1)) }
+    ///     return "done"
+    /// }
+    /// await clock.advance(by: .seconds(3))
+    /// #expect(try await ticks.value == "done")
+    /// ```
+    ///
+    /// - Parameter operation: The work.
+    /// - Returns: The task.
+    @discardableResult
+    public func task<Success: Sendable>(
+        _ operation: sending @escaping @isolated(any) () async throws -> Success
+    ) -> Task<Success, any Error> {
+        let box = UncheckedSendable(operation)
+        let run: @Sendable () async throws -> Success = { [pump] in
+            try await EffectPump.$current.withValue(
+                EffectPump.Context(pump: pump, effect: nil)
+            ) { try await box.value() }
+        }
+        if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
+            return Task(executorPreference: pump, operation: run)
+        }
+        return Task(operation: run)
     }
 
-    /// Waits until a task falls asleep on the clock for the time past `count` sleeps, or `hasEnded`
-    /// says the work that should sleep ended, or `timeout` passes: first by yielding, then checking
-    /// every millisecond.
-    func waitForSleep(after count: Int, unless hasEnded: () -> Bool, timeout: Duration) async {
-        let deadline = ContinuousClock.now + timeout
-        var checks = 0
-        while sleepsBegun == count, !hasEnded(), ContinuousClock.now < deadline, !Task.isCancelled {
-            checks += 1
-            if checks <= TestClockState.yieldsPerWake {
-                await Task.yield()
-            } else {
-                try? await Task.sleep(for: .milliseconds(1))
-            }
+    /// The deadline of each sleeper, earliest first, and the effect it belongs to, if any: what a
+    /// test store's failure names.
+    func sleeps(of pump: EffectPump) -> [(deadline: Instant, id: SleepID)] {
+        state.withLock { state in
+            state.sleepers.filter { $0.pump === pump }.map { ($0.deadline, $0.id) }.sorted { $0.deadline < $1.deadline }
         }
     }
 
-    /// Wakes the sleepers due by `target` in order, then sets the clock to `target`.
+    /// The pumps an advance drives: the clock's own, those of the test stores the calling task uses,
+    /// and those whose tasks sleep here.
+    private var pumps: [EffectPump] {
+        var pumps = [pump] + PumpRegistry.pumpsOfCurrentTask
+        for sleeper in state.withLock({ $0.sleepers }) {
+            if let pump = sleeper.pump, !pumps.contains(where: { $0 === pump }) { pumps.append(pump) }
+        }
+        return pumps
+    }
+
     private func advance(to target: Instant) async {
-        await letWokenTasksRun()
-        while let sleeper = state.withValue({ $0.takeEarliestSleeper(dueBy: target) }) {
-            // Wait until the woken task runs again, then give it time to reach its next suspension.
-            await withCheckedContinuation { (woken: CheckedContinuation<Void, Never>) in
-                state.withValue { $0.awaitWake(of: sleeper.id, woken) }
+        await settle(pumps)
+        while let woken = state.withLock({ $0.takeSleepers(dueBy: target) }) {
+            for sleeper in woken {
+                sleeper.pump?.noteSleep(sleeper.id, nil)
                 sleeper.continuation.resume()
             }
-            await letWokenTasksRun()
+            await settle(pumps + woken.compactMap(\.pump))
+            await settleBare(woken.filter { $0.pump == nil })
         }
-        state.withValue { $0.now = max($0.now, target) }
+        state.withLock { $0.now = Swift.max($0.now, target) }
+        await settle(pumps)
     }
 
-    /// Yields to let tasks that just woke (or just started) run to their next suspension, so they fall
-    /// asleep on the clock before it moves.
-    private func letWokenTasksRun() async {
-        for _ in 0..<TestClockState.yieldsPerWake { await Task.yield() }
+    /// Runs every job of `pumps` until each task they run sleeps or ends; a task waiting on something
+    /// outside (another thread) is waited for, up to the pump's timeout.
+    private func settle(_ pumps: [EffectPump]) async {
+        for pump in pumps {
+            while true {
+                pump.runUntilIdle()
+                guard case .waitingOutside = pump.idleness else { break }
+                guard await waitForJob(of: pump) else { break }
+            }
+        }
+    }
+
+    /// Waits, without blocking the task's thread, until `pump` has a job or its timeout passed.
+    private func waitForJob(of pump: EffectPump) async -> Bool {
+        let deadline = ContinuousClock.now.advanced(by: pump.outsideTimeout())
+        while ContinuousClock.now < deadline {
+            if pump.state.withLock({ $0.hasJobs }) { return true }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return false
+    }
+
+    /// Waits until each task in `woken`, which no pump runs, sleeps on the clock again, or for
+    /// ``settleTime`` with no such sleep.
+    private func settleBare(_ woken: [Sleeper]) async {
+        guard !woken.isEmpty else { return }
+        let before = state.withLock { state in woken.map { state.bareSleepsBegun[$0.task, default: 0] } }
+        let deadline = ContinuousClock.now.advanced(by: settleTime)
+        while ContinuousClock.now < deadline {
+            let slept = state.withLock { state in
+                zip(woken, before).allSatisfy { sleeper, count in state.bareSleepsBegun[sleeper.task, default: 0] > count }
+            }
+            if slept { return }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+    }
+}
+
+extension TestClock.State {
+    /// Takes the sleepers due first, if their deadline is at or before `target`: all those due at that
+    /// deadline, in the order they fell asleep; moves the clock to it.
+    mutating func takeSleepers(dueBy target: TestClock.Instant) -> [TestClock.Sleeper]? {
+        guard let deadline = sleepers.map(\.deadline).min(), deadline <= target else { return nil }
+        now = Swift.max(now, deadline)
+        let due = sleepers.filter { $0.deadline == deadline }
+        sleepers.removeAll { $0.deadline == deadline }
+        return due.sorted { $0.id.value < $1.id.value }
     }
 }

@@ -27,8 +27,14 @@ extension TestStore {
     /// store.skippedAssertionsOutput = { message in logger.info("\(message)") }
     /// ```
     public var skippedAssertionsOutput: @Sendable (String) -> Void {
-        get { settings.withValue { $0.skippedAssertionsOutput } }
-        set { settings.replace(\.skippedAssertionsOutput, with: newValue) }
+        get { settings.withLock { $0.skippedAssertionsOutput } }
+        set {
+            let replaced = settings.withLock { settings in
+                defer { settings.skippedAssertionsOutput = newValue }
+                return settings.skippedAssertionsOutput
+            }
+            withExtendedLifetime(replaced) {}  // a user's closure, released with the lock left
+        }
     }
 
     /// Logs the changes `action` made that its expectation did not check.
@@ -40,41 +46,20 @@ extension TestStore {
                 .joined(separator: "\n"))
     }
 
-    /// Logs an action that a non-exhaustive `receive` handled without checking it.
-    func logSkippedReceive(of action: Action, from effect: QueuedEffect<Action>, at location: FailureLocation) {
-        logSkipped(
-            """
-            Skipped receiving \(ValueDump.inline(action)) from \(effect.name) at \
-            \(location.text).
-            """)
+    /// Logs a received action a non-exhaustive `receive` skipped.
+    func logSkippedReceive(of skipped: HandledAction<Key, Action>, at location: FailureLocation) {
+        guard exhaustivity.showsSkippedAssertions else { return }
+        logSkipped("Skipped receiving \(ValueDump.inline(skipped.action)) (\(skipped.source)) at \(location.text).")
     }
 
-    /// Logs an effect a non-exhaustive `receive` ran that produced no action.
-    func logSkippedEffectWithoutAction(_ effect: QueuedEffect<Action>, at location: FailureLocation) {
-        logSkipped(
-            """
-            Skipped \(effect.name), which finished without an action, at \
-            \(location.text).
-            """)
-    }
-
-    /// Logs an effect still queued when a non-exhaustive test store ended.
-    func logSkippedLeftover(_ effect: QueuedEffect<Action>) {
-        logSkipped(
-            """
-            Skipped \(effect.name), started by \
-            \(ValueDump.inline(effect.origin.action)) at \(effect.origin.location.text): still queued when \
-            the test store ended.
-            """)
-    }
-
-    private func logSkipped(_ message: String) {
-        skippedAssertionsOutput("[TestStore] " + message)
+    /// Hands `message` to ``skippedAssertionsOutput``.
+    func logSkipped(_ message: String) {
+        settings.withLock { $0.skippedAssertionsOutput }("[TestStore] " + message)
     }
 }
 
 extension FailureLocation {
-    /// `Module/File.swift:12`.
+    /// `File.swift:12`, for messages.
     var text: String {
         "\(fileID):\(line)"
     }

@@ -1,8 +1,8 @@
 import CacheStore
 
 extension TestStore {
-    /// Runs the oldest queued effect to completion, checks that it produced `action`, then handles
-    /// that action as ``send(_:fileID:file:line:column:expecting:)`` does.
+    /// Takes the oldest received action, waiting for it when none is there yet, checks that it is
+    /// `action`, and checks the change it made as ``send(_:fileID:file:line:column:expecting:)`` does.
     ///
     /// ```swift
     /// store.send(.fetchPosts) { $0.set(value: true, forKey: .isLoading) }
@@ -12,26 +12,28 @@ extension TestStore {
     /// }
     /// ```
     ///
+    /// While nothing is received yet, the store's effects make progress, one step at a time, first
+    /// started first, until one delivers; an effect asleep on a ``TestClock`` is not woken (the
+    /// `receive` fails at once, saying to advance the clock, and naming the effect and its deadline),
+    /// and one waiting on something outside the test is waited for up to ``effectTimeout``.
+    ///
     /// Actions compare with `==` when `Action` is `Equatable`, and structurally otherwise: enum cases
     /// and payloads, struct fields, collections, and errors by the value they hold (so
-    /// `.failure("no url")` with a `String` error matches). When an effect sends several actions
-    /// (``/CacheStore/ActionEffect/run(id:operation:)``), the first is received and the rest stay queued, first,
-    /// in order.
+    /// `.failure("no url")` with a `String` error matches). The state is checked against the state
+    /// before the received action was handled, with `expecting` applied.
     ///
-    /// Fails when no effect is queued, when the effect produced no action or did not finish within
-    /// ``effectTimeout``, or when it produced a different action — then the action it did produce is
-    /// handled, so the state moves on as it would in the app, and the state is not checked.
-    ///
-    /// With ``exhaustivity`` off, it runs queued effects in order until one produces `action`, handling
-    /// the actions before it unchecked, and fails only when the queue runs out first.
+    /// Received actions are first in, first out. With ``exhaustivity`` on, when the oldest is another
+    /// action, the failure says which is oldest and where `action` is among those received; an
+    /// `action` received later is taken (so the next `receive` of the oldest passes). With exhaustivity
+    /// off, the actions received before `action` are skipped.
     ///
     /// - Parameters:
-    ///   - action: The action the effect should produce.
+    ///   - action: The action expected.
     ///   - fileID: Where a failure is reported (defaults to the caller).
     ///   - file: Where a failure is reported (defaults to the caller).
     ///   - line: Where a failure is reported (defaults to the caller).
     ///   - column: Where a failure is reported (defaults to the caller).
-    ///   - expecting: Applies the changes the received action should make to the state.
+    ///   - expecting: Applies the changes the received action should make to the state before it.
     ///
     /// It runs on the caller's actor (`nonisolated(nonsending)`), so a `@MainActor` test passes its
     /// `expecting` closure without sending it to another isolation domain.
@@ -43,16 +45,18 @@ extension TestStore {
         column: UInt = #column,
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) async {
-        await receive(
-            action, at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column), advancing: nil,
-            expecting: expecting)
+        let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
+        PumpRegistry.register(pump)
+        let exhaustivity = self.exhaustivity
+        let progress = await makeProgress { isReceived(action, exhaustivity) }
+        take(action, after: progress, exhaustivity: exhaustivity, at: location, expecting: expecting)
     }
 
-    /// Runs the oldest queued effect, moves `clock` forward by `duration` once the effect sleeps on it,
-    /// then receives `action` as ``receive(_:fileID:file:line:column:expecting:)-709tl`` does.
+    /// Advances `clock` by `duration` (see ``TestClock/advance(by:)``), then receives `action` as
+    /// ``receive(_:fileID:file:line:column:expecting:)-709tl`` does.
     ///
-    /// The way to test a debounce, a delay or a timeout: give the handler's dependency a
-    /// ``TestClock``, and the effect's wait passes at once.
+    /// The way to test a debounce, a delay, a timer or a timeout: give the handler's dependency a
+    /// ``TestClock``.
     ///
     /// ```swift
     /// store.send(.queryChanged("tea")) { $0.set(value: "tea", forKey: .query) }
@@ -61,21 +65,15 @@ extension TestStore {
     /// }
     /// ```
     ///
-    /// It waits, up to ``effectTimeout`` in all, for the effect to fall asleep on `clock` (or to end
-    /// without sleeping), then advances the clock as ``TestClock/advance(by:)`` does and waits for the
-    /// effect's action. A `duration` shorter than the effect's wait leaves it asleep, and the `receive`
-    /// fails when ``effectTimeout`` passes. A debounce's or throttle's wait takes the advance up to its
-    /// end; the effect it starts runs with the rest.
-    ///
     /// - Parameters:
-    ///   - action: The action the effect should produce.
-    ///   - duration: How far to move the clock once the effect sleeps on it.
-    ///   - clock: The clock the effect sleeps on.
+    ///   - action: The action expected.
+    ///   - duration: How far to move the clock first.
+    ///   - clock: The clock the effects sleep on.
     ///   - fileID: Where a failure is reported (defaults to the caller).
     ///   - file: Where a failure is reported (defaults to the caller).
     ///   - line: Where a failure is reported (defaults to the caller).
     ///   - column: Where a failure is reported (defaults to the caller).
-    ///   - expecting: Applies the changes the received action should make to the state.
+    ///   - expecting: Applies the changes the received action should make to the state before it.
     nonisolated(nonsending) public func receive(
         _ action: Action,
         after duration: Duration,
@@ -86,85 +84,25 @@ extension TestStore {
         column: UInt = #column,
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) async {
-        await receive(
-            action, at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column),
-            advancing: (clock, duration), expecting: expecting)
-    }
-
-    /// The async `receive`, with a clock to advance once the first effect it runs sleeps on it.
-    nonisolated(nonsending) private func receive(
-        _ action: Action,
-        at location: FailureLocation,
-        advancing clock: (TestClock, Duration)?,
-        expecting: (inout CacheStore<Key>) throws -> Void
-    ) async {
-        let expectation = EffectExpectation.receiving(action, advancing: clock?.1)
-        var skipped: [String] = []
-        var clock = clock
-        // One effect when exhaustive; a non-exhaustive receive goes on until an effect produces `action`.
-        while let effect = takeOldestEffect(
-            for: expectation, blocking: false, advancing: clock.map { (clock: $0.0, by: $0.1) }, at: location,
-            skipped: skipped),
-            let produced = actions(
-                of: effect, await run(effect, advancing: Self.spend(&clock, on: effect)), for: expectation,
-                at: location),
-            !finishReceiving(
-                action, from: effect, produced: produced, at: location, expecting: expecting, skipped: &skipped)
-        {}
-    }
-
-    /// The part of the advance `clock` that `effect` takes: a wait (a debounce's, a throttle's) moves
-    /// the clock to its end only, and leaves the rest for what it starts, which may sleep on the clock
-    /// too; any other effect takes all of it.
-    private static func spend(
-        _ clock: inout (TestClock, Duration)?, on effect: QueuedEffect<Action>
-    ) -> (TestClock, Duration)? {
-        guard let (testClock, duration) = clock else { return nil }
-        guard let left = effect.wait?.until.timeLeft(on: testClock), left < duration else {
-            clock = nil
-            return (testClock, duration)
-        }
-        let taken = max(left, .zero)
-        clock = (testClock, duration - taken)
-        return (testClock, taken)
-    }
-
-    /// Runs `effect` and waits for its actions, `effectTimeout` at most in all; with a clock, moves the
-    /// clock forward by the duration once the effect sleeps on it.
-    nonisolated(nonsending) private func run(
-        _ effect: QueuedEffect<Action>, advancing clock: (TestClock, Duration)?
-    ) async -> EffectRunOutcome<Action> {
-        let deadline = ContinuousClock.now + effectTimeout
-        let sleepsBefore = clock?.0.sleepsBegun ?? 0
-        let running = effect.start()
-        if let (clock, duration) = clock {
-            await clock.waitForSleep(
-                after: sleepsBefore, unless: { running.completion.hasEnded }, timeout: effectTimeout)
-            await clock.advance(by: duration)
-        }
-        return await running.actions(timeout: max(ContinuousClock.now.duration(to: deadline), .zero))
+        PumpRegistry.register(pump)
+        await clock.advance(by: duration)
+        await receive(action, fileID: fileID, file: file, line: line, column: column, expecting: expecting)
     }
 
     /// The synchronous form of ``receive(_:fileID:file:line:column:expecting:)-709tl``, for
     /// synchronous XCTest methods.
     ///
-    /// It blocks the calling thread until the effect finishes. The effect runs on a new thread of its
-    /// own, so it never waits for a free thread of the concurrency pool the caller may be blocking,
-    /// and an effect stuck in another test store does not hold it up; on the main thread the main run
-    /// loop keeps running meanwhile, so an effect that hops to the main actor does not deadlock. In
-    /// async code, prefer the `async` form.
-    ///
-    /// A thread of its own for an effect needs task executors (macOS 15, iOS 18, tvOS 18, watchOS 11).
-    /// Before those, the effect runs on the concurrency pool, which a caller inside a task may be
-    /// blocking: there this form fails at once, leaving the effect queued, rather than risk a deadlock.
+    /// It runs the effects on the calling thread, and blocks it while an effect waits on something
+    /// outside the test; on the main thread the main run loop keeps running meanwhile, so that what
+    /// an effect sends to the main actor is handled. In async code, prefer the `async` form.
     ///
     /// - Parameters:
-    ///   - action: The action the effect should produce.
+    ///   - action: The action expected.
     ///   - fileID: Where a failure is reported (defaults to the caller).
     ///   - file: Where a failure is reported (defaults to the caller).
     ///   - line: Where a failure is reported (defaults to the caller).
     ///   - column: Where a failure is reported (defaults to the caller).
-    ///   - expecting: Applies the changes the received action should make to the state.
+    ///   - expecting: Applies the changes the received action should make to the state before it.
     public func receive(
         _ action: Action,
         fileID: StaticString = #fileID,
@@ -174,96 +112,107 @@ extension TestStore {
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
-        let expectation = EffectExpectation.receiving(action)
-        var skipped: [String] = []
-        // One effect when exhaustive; a non-exhaustive receive goes on until an effect produces `action`.
-        while let effect = takeOldestEffect(for: expectation, blocking: true, at: location, skipped: skipped),
-            let produced = actions(
-                of: effect, effect.start(onOwnThread: true).actionsBlocking(timeout: effectTimeout),
-                for: expectation, at: location),
-            !finishReceiving(
-                action, from: effect, produced: produced, at: location, expecting: expecting, skipped: &skipped)
-        {}
+        PumpRegistry.register(pump)
+        let exhaustivity = self.exhaustivity
+        let progress = makeProgressBlocking { isReceived(action, exhaustivity) }
+        take(action, after: progress, exhaustivity: exhaustivity, at: location, expecting: expecting)
     }
 
-    /// Checks what the effect produced against `expected`, then handles it.
-    ///
-    /// - Parameters:
-    ///   - produced: The effect's actions in order.
-    ///   - skipped: What a non-exhaustive `receive` skipped so far; this adds what it skips.
-    /// - Returns: Whether the `receive` is done: `false` when a non-exhaustive one skipped this effect's
-    ///   action (or lack of one) and goes on to the next.
-    private func finishReceiving(
-        _ expected: Action,
-        from effect: QueuedEffect<Action>,
-        produced: [Action],
-        at location: FailureLocation,
-        expecting: (inout CacheStore<Key>) throws -> Void,
-        skipped: inout [String]
-    ) -> Bool {
-        // A wait (a debounce's, a throttle's) delivers nothing: once it is over, what it waited for is
-        // queued first, and the receive goes on with it, unless it has ended already without an action
-        // (a debounced `.cancel(id:)`).
-        guard effect.wait == nil else {
-            guard !endEffect(effect, .waitIsOver) else { return false }
-            return finishReceivingNoAction(expected, from: effect, at: location, skipped: &skipped)
+    /// Whether a `receive` of `action` can take one now: with exhaustivity on, any received action
+    /// (the oldest is taken, and checked); off, `action` itself.
+    func isReceived(_ action: Action, _ exhaustivity: Exhaustivity) -> Bool {
+        received.withLock { received in
+            guard exhaustivity != .on else { return !received.pending.isEmpty }
+            return received.pending.contains { isStructurallyEqual($0.action, action) }
         }
-        // Its part ends after its action was handled, as in a store: then its concatenation's next
-        // step starts.
-        defer { endEffect(effect) }
-        guard let received = produced.first else {
-            return finishReceivingNoAction(expected, from: effect, at: location, skipped: &skipped)
-        }
-        let exhaustivity = self.exhaustivity
-        let id = effect.name
-        requeueRest(of: produced, from: effect)
-        guard isStructurallyEqual(received, expected) else {
-            if exhaustivity == .on {
-                reportUnexpected(received, insteadOf: expected, fromEffect: id, at: location)
-            } else {
-                skipped.append(ValueDump.inline(received))
-                if exhaustivity.showsSkippedAssertions { logSkippedReceive(of: received, from: effect, at: location) }
-            }
-            handleUnchecked(received, at: location)
-            return exhaustivity == .on
-        }
-        handle(received, at: location, expecting: expecting)
-        return true
     }
 
-    /// Reports that `effect` ended without an action when `expected` was to be received, or, with
-    /// exhaustivity off, skips it; returns whether the `receive` is done.
-    private func finishReceivingNoAction(
-        _ expected: Action, from effect: QueuedEffect<Action>, at location: FailureLocation, skipped: inout [String]
-    ) -> Bool {
-        let exhaustivity = self.exhaustivity
+    /// Takes the received action a `receive` of `expected` names, once progress stopped, and checks
+    /// it; or reports why there is none.
+    func take(
+        _ expected: Action, after progress: Progress, exhaustivity: Exhaustivity, at location: FailureLocation,
+        expecting: (inout CacheStore<Key>) throws -> Void
+    ) {
+        let pending = received.withLock { $0.pending }
+        guard !pending.isEmpty else {
+            return TestStoreFailure.report(
+                failure("Expected to receive \(ValueDump.inline(expected))", progress, call: "receive"), at: location)
+        }
+        let match = pending.firstIndex { isStructurallyEqual($0.action, expected) }
         guard exhaustivity == .on else {
-            skipped.append("\(effect.name), without an action")
-            if exhaustivity.showsSkippedAssertions { logSkippedEffectWithoutAction(effect, at: location) }
-            return false
+            guard let match else {
+                let skipped = pending.map { ValueDump.inline($0.action) }.joined(separator: ", ")
+                received.withLock { ($0.pending, $0.history) = ([], []) }
+                return TestStoreFailure.report(
+                    """
+                    Expected to receive \(ValueDump.inline(expected)), but no effect delivered it \
+                    (\(reason(progress))). Skipped on the way: \(skipped).
+                    Send the action that starts the effect first, or fix the action passed to receive(_:).
+                    """,
+                    at: location)
+            }
+            for skipped in pending[..<match] { logSkippedReceive(of: skipped, at: location) }
+            return check(taking: match, expecting: expecting, at: location, skippingBefore: match)
         }
-        TestStoreFailure.report(
-            """
-            Expected to receive \(ValueDump.inline(expected)), but \(effect.name) finished without \
-            producing an action.
-            Make the effect return the action, or remove this receive.
-            """,
-            at: location)
-        return true
+        guard match != 0 else { return check(taking: 0, expecting: expecting, at: location) }
+        let oldest = pending[0]
+        if let match {
+            TestStoreFailure.report(
+                """
+                Expected to receive \(ValueDump.inline(expected)), but \(ValueDump.inline(oldest.action)) was \
+                received first (\(oldest.source)): received actions are first in, first out, and \
+                \(ValueDump.inline(expected)) is number \(match + 1) of the \(pending.count) received.
+                Receive \(ValueDump.inline(oldest.action)) first, or fix the order the test expects.
+                """,
+                at: location)
+            return check(taking: match, expecting: expecting, at: location)
+        }
+        reportUnexpected(oldest, insteadOf: expected, at: location)
+        note(received.withLock { $0.take(at: 0) }, at: location)
     }
 
-    /// Reports that an effect produced `received` instead of `expected`: at most 64 KB, like every
-    /// report, however large the actions.
+    /// Takes the received action at `index`, and checks the change it made against `expecting`
+    /// applied to the state before it.
+    private func check(
+        taking index: Int, expecting: (inout CacheStore<Key>) throws -> Void, at location: FailureLocation,
+        skippingBefore skipped: Int = 0
+    ) {
+        let (handled, before, after) = received.withLock { received in
+            let handled = received.pending[index]
+            let overlays = (received.overlay(before: handled), received.overlay(after: handled))
+            for _ in 0..<skipped { _ = received.take(at: 0) }
+            return (received.take(at: index - skipped), overlays.0, overlays.1)
+        }
+        note(handled, at: location)
+        let exhaustivity = self.exhaustivity
+        let check = store.withExpectation(expecting, before: before, recorder: expectationRecorder) { expected in
+            StateCheck(
+                expected, handled.changes,
+                currentValue: { key in
+                    after.index(forKey: key).map { after.values[$0] } ?? store.currentValue(key)
+                },
+                currentKeys: {
+                    var keys = Set(store.allValues.keys)
+                    for (key, value) in after { if value == nil { keys.remove(key) } else { keys.insert(key) } }
+                    return keys
+                },
+                exhaustivity: exhaustivity)
+        }
+        if !check.passed { report(check, after: handled.action, at: location) }
+    }
+
+    /// Reports that `received` came instead of `expected`: at most 64 KB, like every report,
+    /// however large the actions.
     private func reportUnexpected(
-        _ received: Action, insteadOf expected: Action, fromEffect id: String, at location: FailureLocation
+        _ received: HandledAction<Key, Action>, insteadOf expected: Action, at location: FailureLocation
     ) {
         let maxLength = StateChangeReport.defaultMaxLength
         var limits = DumpNode.Limits.standard
         limits.maxCharacters = maxLength / 2
         let fix = "Fix the action passed to receive(_:), or the effect if it sends the wrong action."
         let body = StateChangeReport.cut(
-            ["Received an unexpected action from \(id) (− expected, + received):"]
-                + ValueDiff(from: expected, to: received, limits: limits).markedLines(),
+            ["Received an unexpected action \(received.source) (− expected, + received):"]
+                + ValueDiff(from: expected, to: received.action, limits: limits).markedLines(),
             toBytes: maxLength - fix.utf8.count - 1)
         TestStoreFailure.report(body + "\n" + fix, at: location)
     }

@@ -1,8 +1,8 @@
 import CacheStore
 import Foundation
 
-/// A store for tests: every action's state change is checked exhaustively, and effects wait in a
-/// first-in, first-out queue until the test receives their actions.
+/// A store for tests: it runs the store's own engine and the effects' own code, and checks every
+/// action's state change exhaustively.
 ///
 /// ```swift
 /// @Test func fetchPosts() async {
@@ -22,15 +22,28 @@ import Foundation
 /// }
 /// ```
 ///
-/// - ``send(_:fileID:file:line:column:expecting:)`` handles an action and checks that the state
-///   after it equals the state before it with `expecting` applied — every key, not only the ones
-///   the closure mentions. The action's effect is queued, not run.
-/// - ``receive(_:fileID:file:line:column:expecting:)-709tl`` runs the oldest queued effect,
-///   checks the action it produced, and handles that action as `send` does.
-/// - Effects still queued when the test store ends are a failure, reported at the `send` or `receive`
-///   that started each (see ``finish(fileID:file:line:column:)``).
+/// One scheduler: a test store handles each action exactly as a store does, and the store's engine
+/// starts, replaces, cancels, times and delivers its effects as in the app. What the test store adds
+/// is control and assertions:
+///
+/// - ``send(_:fileID:file:line:column:expecting:)`` handles an action and checks the change that
+///   action made: the state before it with `expecting` applied must equal the state after it.
+/// - Every other action that reaches the handler — an immediate action a handler returned, an
+///   action an effect returned or sent — is *received*: the test store keeps it, first in, first
+///   out, in the order the engine handled it, with the change it made, and
+///   ``receive(_:fileID:file:line:column:expecting:)-709tl`` takes the oldest and checks it.
+/// - **Two ordering facts.** Immediate actions are handled at once, before `send` returns (as in the
+///   app), so they are received first. Effects make progress only when the test lets them (inside a
+///   `receive`, a ``TestClock`` advance, `finish`), one step at a time, first started first: `send`
+///   starts them but does not run them, so the order of received actions is the same on every run.
+/// - Effects still running, or received actions not asserted, when the test store ends are one
+///   failure naming each.
 ///
 /// Failures go to Swift Testing or XCTest, or to ``TestStoreFailure/handler``.
+///
+/// Effects run on an executor the test store drives (task executors: macOS 15, iOS 18, tvOS 18,
+/// watchOS 11, and Linux). Before those, they run on the concurrency pool, and a `receive` waits for
+/// what they deliver, in the order they deliver it.
 ///
 /// ## Topics
 ///
@@ -38,6 +51,7 @@ import Foundation
 ///
 /// - ``init(initialValues:actionHandler:dependency:fileID:file:line:column:)``
 /// - ``init(store:fileID:file:line:column:)``
+/// - ``dependency``
 ///
 /// ### Sending and receiving
 ///
@@ -45,6 +59,7 @@ import Foundation
 /// - ``receive(_:fileID:file:line:column:expecting:)-709tl``
 /// - ``receive(_:fileID:file:line:column:expecting:)-45zxx``
 /// - ``receive(_:after:on:fileID:file:line:column:expecting:)``
+/// - ``receivedActions``
 /// - ``effectTimeout``
 ///
 /// ### Effects that end without an action
@@ -57,11 +72,13 @@ import Foundation
 /// - ``exhaustivity``
 /// - ``skippedAssertionsOutput``
 ///
-/// ### Queued effects
+/// ### Running effects
 ///
+/// - ``runningEffectIDs``
 /// - ``queuedEffectIDs``
 /// - ``cancel(id:)``
-/// - ``finish(fileID:file:line:column:)``
+/// - ``finish(fileID:file:line:column:)-6m2ad``
+/// - ``finish(fileID:file:line:column:)-4lvs1``
 /// - ``assertNoPendingEffects(fileID:file:line:column:)``
 ///
 /// ### The store under test
@@ -72,28 +89,47 @@ import Foundation
 /// - ``debug``
 /// - ``debug(_:)``
 public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependency>: @unchecked Sendable {
-    /// The store under test. Read its state with `get`; send actions through the test store.
+    /// The store under test. Read its state with `get`; send actions through the test store (an
+    /// action sent with `store.handle(action:)` is received, as any action that does not come from
+    /// `send`).
     public let store: Store<Key, Action, Dependency>
 
-    /// How long ``receive(_:fileID:file:line:column:expecting:)-709tl`` waits for an effect to
-    /// finish before it fails. Ten seconds by default.
+    /// How long a step waits for an effect that waits on something outside the test's control (real
+    /// I/O, another thread, a clock that is not a ``TestClock``) before it fails. Ten seconds by
+    /// default. An effect asleep on a test clock is not waited for: the step fails at once, saying to
+    /// advance the clock.
     public var effectTimeout: Duration {
-        get { settings.withValue { $0.effectTimeout } }
-        set { settings.withValue { $0.effectTimeout = newValue } }
+        get { settings.withLock { $0.effectTimeout } }
+        set { settings.withLock { $0.effectTimeout = newValue } }
     }
 
-    /// The effects handlers started, oldest first, each waiting for a `receive` to run it (see
-    /// ``EffectQueue``).
-    let queue: LockedValue<EffectQueue<Action>>
-    /// When each throttled effect may start, as a store keeps it.
-    let throttles: ThrottleSchedule
+    /// The dependency the handler gets; replace it between steps (a mock that answers differently the
+    /// second time). The next action handled gets the new one.
+    ///
+    /// ```swift
+    /// store.send(.save) { $0.set(value: true, forKey: .isSaving) }
+    /// await store.receive(.saved(.success)) { $0.set(value: false, forKey: .isSaving) }
+    /// store.dependency = .failing
+    /// store.send(.save) { $0.set(value: true, forKey: .isSaving) }
+    /// await store.receive(.saved(.failure)) { $0.set(value: false, forKey: .isSaving) }
+    /// ```
+    public var dependency: Dependency {
+        get { store.testDependency }
+        set { store.testDependency = newValue }
+    }
+
+    /// Runs the store's effects (see ``EffectPump``).
+    let pump: EffectPump
+    /// The actions the store handled that the test has not asserted yet.
+    let received = Locked(ReceivedActions<Key, Action>())
     /// What the test can change: see ``effectTimeout`` and ``skippedAssertionsOutput``.
-    @usableFromInline let settings = LockedValue(TestStoreSettings())
-    /// ``exhaustivity``, as its ``Exhaustivity/word``: every `send` reads it, and an atomic load costs
-    /// what a lock round did not (callgrind, `teststore-send`: 2,327 → 2,265 instructions).
-    @usableFromInline let exhaustivityWord = AtomicWord(Exhaustivity.on.word)
+    let settings = Locked(TestStoreSettings())
+    /// ``exhaustivity``, as its ``Exhaustivity/word``.
+    let exhaustivityWord = AtomicWord(Exhaustivity.on.word)
     /// Runs the expectation closures, reusing one transaction.
-    @usableFromInline let expectationRecorder = ExpectationRecorder<Key>()
+    let expectationRecorder = ExpectationRecorder<Key>()
+    /// Where the test store was made: a leftover found when it is released is reported there.
+    let creation: FailureLocation
 
     /// Creates a test store around a new store.
     ///
@@ -102,10 +138,10 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     ///   - actionHandler: The handler under test.
     ///   - dependency: The dependency the handler gets: a mock, or ``unimplemented(_:placeholder:fileID:file:line:column:)-2s8eh``
     ///     closures for what the test should not touch.
-    ///   - fileID: Unused: leftover effects are reported where they started. Kept for source compatibility.
-    ///   - file: Unused, as `fileID`.
-    ///   - line: Unused, as `fileID`.
-    ///   - column: Unused, as `fileID`.
+    ///   - fileID: Where leftovers found when the test store is released are reported.
+    ///   - file: Where leftovers found when the test store is released are reported.
+    ///   - line: Where leftovers found when the test store is released are reported.
+    ///   - column: Where leftovers found when the test store is released are reported.
     public convenience init(
         initialValues: [Key: Any],
         actionHandler: StoreActionHandler<Key, Action, Dependency>,
@@ -122,13 +158,14 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
 
     /// Creates a test store around an existing store, scoped stores included.
     ///
-    /// Effects the store is running already are not queued.
+    /// Effects the store is running already run on as they were: only those started from now on are
+    /// the test store's.
     ///
     /// Over a scoped store, each action goes on to the parent as in the app: the scope's
     /// `actionTransformation` picks the parent's action, the parent's handler handles it, and what it
     /// writes to the scope's keys is part of the state the test checks. The parent's effects run in the
-    /// parent store, not in this test store's queue; to receive them too, test the app store with one
-    /// handler built from the features' handlers.
+    /// parent store, not in this test store; to receive them too, test the app store with one handler
+    /// built from the features' handlers.
     ///
     /// ```swift
     /// let cart = TestStore(store: shop.scope(keys: [.cart, .total], actionHandler: cartHandler,
@@ -141,10 +178,10 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     ///
     /// - Parameters:
     ///   - store: The store to test.
-    ///   - fileID: Unused: leftover effects are reported where they started. Kept for source compatibility.
-    ///   - file: Unused, as `fileID`.
-    ///   - line: Unused, as `fileID`.
-    ///   - column: Unused, as `fileID`.
+    ///   - fileID: Where leftovers found when the test store is released are reported.
+    ///   - file: Where leftovers found when the test store is released are reported.
+    ///   - line: Where leftovers found when the test store is released are reported.
+    ///   - column: Where leftovers found when the test store is released are reported.
     public init(
         store: Store<Key, Action, Dependency>,
         fileID: StaticString = #fileID,
@@ -153,13 +190,22 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         column: UInt = #column
     ) {
         self.store = store
-        let throttles = ThrottleSchedule()
-        self.throttles = throttles
-        queue = LockedValue(EffectQueue(throttles: throttles))
+        creation = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
+        let settings = settings
+        pump = EffectPump(outsideTimeout: { settings.withLock { $0.effectTimeout } })
+        let received = received
+        store.attachTest(
+            starter: pump.starter,
+            observer: ActionObserver { action, origin, sequence, changes, effectID in
+                let handled = HandledAction(
+                    action: action, origin: origin, sequence: sequence, changes: changes, effectID: effectID)
+                received.withLock { $0.handled(handled) }
+            })
     }
 
     deinit {
-        reportPendingEffects()
+        reportLeftovers(at: creation, ending: "was released")
+        store.detachTest()
     }
 
     /// Sends `action` and checks the state after it exhaustively.
@@ -170,10 +216,11 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     /// NaN), identity for instances of classes that are not `Equatable`, never equal across types,
     /// and part by part otherwise; a difference of type or identity is named in the message, which
     /// is at most 64 KB.
-    /// The action's effect, if any, is queued, replacing a queued effect with the same id as a store
-    /// replaces a running one: a later step of a concatenation, or a debounced effect still waiting,
-    /// has not started, so it neither replaces nor is replaced until the effects before it were
-    /// received.
+    ///
+    /// The action is handled as a store handles it: its effects start (and replace, cancel and time
+    /// what they would in the app) but do not run until the test lets them; its immediate actions
+    /// are handled before `send` returns, and received. With ``exhaustivity`` on, a `send` while
+    /// received actions are not asserted fails, naming them: the app would have handled them first.
     ///
     /// ```swift
     /// store.send(.fetchPosts) { state in
@@ -189,7 +236,6 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     ///   - line: Where a failure is reported (defaults to the caller).
     ///   - column: Where a failure is reported (defaults to the caller).
     ///   - expecting: Applies the changes the action should make to the state before it.
-    @inlinable
     public func send(
         _ action: Action,
         fileID: StaticString = #fileID,
@@ -198,109 +244,63 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         column: UInt = #column,
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) {
-        handle(
-            action, at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column),
-            expecting: expecting)
+        let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
+        PumpRegistry.register(pump)
+        let exhaustivity = self.exhaustivity
+        if exhaustivity == .on { reportUnreceived(before: action, at: location) }
+        received.withLock { $0.isSending = true }
+        let check = store.send(action, expecting: expecting, recorder: expectationRecorder) { expected in
+            let sent = received.withLock { $0.sent }
+            return StateCheck(
+                expected, sent?.changes ?? [], currentValue: { store.currentValue($0) },
+                currentKeys: { Set(store.allValues.keys) }, exhaustivity: exhaustivity)
+        }
+        let sent = received.withLock { received in
+            received.isSending = false
+            defer { received.sent = nil }
+            return received.sent
+        }
+        if let sent { note(sent, at: location) }
+        if !check.passed { report(check, after: action, at: location) }
     }
 
-    /// The ids of the queued effects, oldest first, without running them: what a store would be
-    /// running now. A concatenation's later steps appear once the steps before them were received;
-    /// a debounced or throttled effect waiting on its clock appears under its debounce's or
-    /// throttle's id.
+    /// The ids of the effects running or waiting now, oldest start first: the store's effects, from
+    /// the test store's point of view.
     ///
     /// ```swift
     /// store.send(.fetchPosts) { $0.set(value: true, forKey: .isLoading) }
-    /// #expect(store.queuedEffectIDs == [AnyHashable(CancelID.fetchPosts)])
+    /// #expect(store.runningEffectIDs == [AnyHashable(CancelID.fetchPosts)])
     /// ```
-    public var queuedEffectIDs: [AnyHashable] {
-        queue.withValue { $0.ids }
+    public var runningEffectIDs: [AnyHashable] {
+        store.runningEffects.map(\.id)
     }
 
-    /// Cancels what runs under `id`, as `Store.cancel(id:)` does: the queued effect with `id`, a
-    /// concatenation with `id` and every part of it, and a throttled effect waiting under `id`. They
-    /// are neither received nor reported as left over; a step that has not started yet is left.
+    /// The same as ``runningEffectIDs``: the name of earlier versions, whose test store queued effects.
+    @available(*, deprecated, renamed: "runningEffectIDs")
+    public var queuedEffectIDs: [AnyHashable] {
+        runningEffectIDs
+    }
+
+    /// The actions received and not asserted yet, oldest first.
+    public var receivedActions: [Action] {
+        received.withLock { $0.pending.map(\.action) }
+    }
+
+    /// Cancels what runs under `id`: the store's own `cancel(id:)`.
     ///
     /// - Parameter id: The id the effect was started with.
     public func cancel(id: AnyHashable) {
-        changingQueue { $0.cancel(id) }
+        store.cancel(id: id)
     }
 
-    /// Checks that no effect is queued: each one left is reported and removed.
-    ///
-    /// Each leftover effect is one failure, reported at the `send` or `receive` whose action started
-    /// it, naming that action and the effect's id:
-    ///
-    /// ```text
-    /// Expected no queued effects when the test store ended, but the effect .load, started by .load, is still queued.
-    /// Receive its action with receive(_:), or cancel it with cancel(id:).
-    /// ```
-    ///
-    /// The test store does this itself when it is released; call it to check at a point of your choice.
-    /// With ``exhaustivity`` off, the effects are removed without a failure (and logged when it shows
-    /// skipped assertions).
-    ///
-    /// - Parameters:
-    ///   - fileID: Unused: leftover effects are reported where they started. Kept for source compatibility.
-    ///   - file: Unused, as `fileID`.
-    ///   - line: Unused, as `fileID`.
-    ///   - column: Unused, as `fileID`.
-    public func finish(
-        fileID: StaticString = #fileID,
-        file: StaticString = #filePath,
-        line: UInt = #line,
-        column: UInt = #column
-    ) {
-        reportPendingEffects()
-    }
-
-    /// The same as ``finish(fileID:file:line:column:)``.
-    ///
-    /// - Parameters:
-    ///   - fileID: Unused, as in ``finish(fileID:file:line:column:)``.
-    ///   - file: Unused, as in ``finish(fileID:file:line:column:)``.
-    ///   - line: Unused, as in ``finish(fileID:file:line:column:)``.
-    ///   - column: Unused, as in ``finish(fileID:file:line:column:)``.
-    public func assertNoPendingEffects(
-        fileID: StaticString = #fileID,
-        file: StaticString = #filePath,
-        line: UInt = #line,
-        column: UInt = #column
-    ) {
-        finish(fileID: fileID, file: file, line: line, column: column)
-    }
-
-    /// Handles `action` on the store without checking the state, and queues the effect as started at
-    /// `location`.
-    func handleUnchecked(_ action: Action, at location: FailureLocation) {
-        if let effect = store.handleWithoutEffects(action).effect { enqueue(effect, startedBy: action, at: location) }
-    }
-
-    /// Handles `action` on the store, checks the state against `expecting`, and queues the effect.
-    ///
-    /// Inlinable, with what it calls on the way that passes, so that it specializes for the test's key
-    /// and action types; failures take the out-of-line paths.
-    @inlinable
-    func handle(_ action: Action, at location: FailureLocation, expecting: (inout CacheStore<Key>) throws -> Void) {
-        let exhaustivity = Exhaustivity(word: exhaustivityWord.load())
-        let (check, effect) = store.handleWithoutEffects(
-            action, expecting: expecting, recorder: expectationRecorder
-        ) { expected, changes in
-            StateCheck(
-                expected, changes, currentValue: { store.currentValue($0) }, currentKeys: { Set(store.allValues.keys) },
-                exhaustivity: exhaustivity)
-        }
-        if !check.passed { report(check, after: action, at: location) }
-        // A consuming switch, as in `StoreEngine.process`: `if let` copied the effect, and destroyed the
-        // copy and a `nil` effect through `Optional`'s value witnesses (callgrind, `teststore-send`:
-        // 3,992 → 3,744 instructions per send).
-        switch consume effect {
-        case .some(let effect): enqueue(effect, startedBy: action, at: location)
-        case .none: break
-        }
+    /// Notes that `handled`, the action of a step at `location`, was sent or received there: effects
+    /// it started are reported there.
+    func note(_ handled: HandledAction<Key, Action>, at location: FailureLocation) {
+        let step = ReceivedActions<Key, Action>.Step(action: ValueDump.inline(handled.action), location: location)
+        received.withLock { $0.steps[handled.sequence] = step }
     }
 
     /// Reports what `check` found wrong, and logs what it skipped.
-    @usableFromInline
     func report(_ check: StateCheck<Key>, after action: Action, at location: FailureLocation) {
         if let error = check.thrown {
             TestStoreFailure.report(
@@ -312,59 +312,23 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         if !check.skipped.isEmpty { logSkippedChanges(check.skipped, after: action, at: location) }
     }
 
-    /// Queues `effect` as started by `action` at `location`.
-    @usableFromInline
-    func enqueue(_ effect: ActionEffect<Action>, startedBy action: Action, at location: FailureLocation) {
-        enqueue(effect, origin: QueuedEffect.Origin(action: action, location: location))
-    }
-
-    /// Starts `effect` in the queue as a store would start it (see ``EffectQueue``).
-    ///
-    /// - Parameters:
-    ///   - effect: The effect an action returned.
-    ///   - origin: That action, and the `send` or `receive` that handled it.
-    func enqueue(_ effect: ActionEffect<Action>, origin: QueuedEffect<Action>.Origin) {
-        changingQueue { $0.start(effect, origin: origin) }
-    }
-
-    /// Runs `body` on the queue under its lock; what it removed is released once the lock is left (a
-    /// user's closures, actions and ids, whose `deinit` may call this test store).
-    @discardableResult
-    func changingQueue<Result>(_ body: (inout EffectQueue<Action>) -> Result) -> Result {
-        // The throttles decided meanwhile let go of what they replace once the lock is left, too.
-        throttles.holdReleases()
-        let (result, forgotten, removed) = queue.withValue { queue in
-            (body(&queue), queue.takeForgottenThrottles(), queue.takeRemoved())
+    /// With exhaustivity on, reports the received actions not asserted before a `send`, and forgets
+    /// them: the app would have handled them before this action.
+    func reportUnreceived(before action: Action, at location: FailureLocation) {
+        let unreceived = received.withLock { received -> [HandledAction<Key, Action>] in
+            defer { (received.pending, received.history) = ([], []) }
+            return received.pending
         }
-        let held = throttles.releaseHeld()
-        for id in forgotten { throttles.forget(id) }
-        withExtendedLifetime((removed, held)) {}
-        return result
-    }
-
-    /// Reports each queued effect at the `send` or `receive` that started it, and empties the queue.
-    /// The actions a multi-action effect left queued are one effect.
-    private func reportPendingEffects() {
-        let pending = changingQueue { $0.removeAll() }
-        let exhaustivity = self.exhaustivity
-        var reported: [QueuedEffect<Action>] = []
-        for effect in pending where !reported.contains(where: { $0.isSameEffect(as: effect) }) {
-            reported.append(effect)
-            guard exhaustivity == .on else {
-                if exhaustivity.showsSkippedAssertions { logSkippedLeftover(effect) }
-                continue
-            }
-            let advice =
-                effect.wait == nil
-                ? "Receive its action with receive(_:)"
-                : "It waits on its clock: receive what it waits for with receive(_:after:on:)"
-            TestStoreFailure.report(
-                """
-                Expected no queued effects when the test store ended, but \(effect.name), started by \
-                \(ValueDump.inline(effect.origin.action)), is still queued.
-                \(advice), or cancel it with cancel(id:).
-                """,
-                at: effect.origin.location)
-        }
+        guard !unreceived.isEmpty else { return }
+        let list = unreceived.map { "  \(ValueDump.inline($0.action)) \($0.source)" }.joined(separator: "\n")
+        let first = ValueDump.inline(unreceived[0].action)
+        TestStoreFailure.report(
+            """
+            Expected to send \(ValueDump.inline(action)), but \(unreceived.count == 1 ? "an action was" : "\(unreceived.count) actions were") received and not asserted:
+            \(list)
+            The store handled \(unreceived.count == 1 ? "it" : "them") before this action: receive \(first) first, \
+            with receive(_:), or turn exhaustivity off.
+            """,
+            at: location)
     }
 }

@@ -1,0 +1,179 @@
+import CacheStore
+
+extension TestStore {
+    /// Lets the effects run until they end or wait for the test (a clock to advance), waiting up to
+    /// ``effectTimeout`` for effects that wait on something outside the test; then checks that no
+    /// effect is running and no received action is left to assert, and cancels what still runs.
+    ///
+    /// ```swift
+    /// store.send(.start) { $0.set(value: true, forKey: .isRunning) }
+    /// await clock.advance(by: .seconds(1))
+    /// await store.receive(.tick) { $0.set(value: 1, forKey: .ticks) }
+    /// await store.finish()    // fails: the timer still runs; cancels it
+    /// ```
+    ///
+    /// What is left is one failure, reported here, naming each effect still running (what it waits
+    /// for, and the `send` or `receive` whose action started it) and each action received and not
+    /// asserted. With ``exhaustivity`` off, nothing left is a failure (and it is logged when the test
+    /// store shows skipped assertions). The test store does the same, without letting effects run,
+    /// when it is released, and reports there at the line that made it.
+    ///
+    /// - Parameters:
+    ///   - fileID: Where a failure is reported (defaults to the caller).
+    ///   - file: Where a failure is reported (defaults to the caller).
+    ///   - line: Where a failure is reported (defaults to the caller).
+    ///   - column: Where a failure is reported (defaults to the caller).
+    nonisolated(nonsending) public func finish(
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        PumpRegistry.register(pump)
+        _ = await makeProgress { false }
+        reportLeftovers(
+            at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column), ending: "finished")
+    }
+
+    /// The synchronous form of ``finish(fileID:file:line:column:)-6m2ad``: it runs what is runnable
+    /// now, without waiting for effects that wait on something outside the test.
+    ///
+    /// - Parameters:
+    ///   - fileID: Where a failure is reported (defaults to the caller).
+    ///   - file: Where a failure is reported (defaults to the caller).
+    ///   - line: Where a failure is reported (defaults to the caller).
+    ///   - column: Where a failure is reported (defaults to the caller).
+    public func finish(
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        pump.runUntilIdle()
+        reportLeftovers(
+            at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column), ending: "finished")
+    }
+
+    /// The same as the synchronous ``finish(fileID:file:line:column:)-4lvs1``.
+    ///
+    /// - Parameters:
+    ///   - fileID: Where a failure is reported (defaults to the caller).
+    ///   - file: Where a failure is reported (defaults to the caller).
+    ///   - line: Where a failure is reported (defaults to the caller).
+    ///   - column: Where a failure is reported (defaults to the caller).
+    public func assertNoPendingEffects(
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        finish(fileID: fileID, file: file, line: line, column: column)
+    }
+
+    /// Runs the effects until the oldest effect running ends, and checks that no action was received
+    /// meanwhile: the way to test an effect that only does something outside the store (tracking,
+    /// saving), before checking what it did through the dependency.
+    ///
+    /// ```swift
+    /// store.send(.open("Hello"))
+    /// await store.runEffectExpectingNoAction()
+    /// #expect(tracked.withLock { $0 } == ["open Hello"])
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - fileID: Where a failure is reported (defaults to the caller).
+    ///   - file: Where a failure is reported (defaults to the caller).
+    ///   - line: Where a failure is reported (defaults to the caller).
+    ///   - column: Where a failure is reported (defaults to the caller).
+    nonisolated(nonsending) public func runEffectExpectingNoAction(
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) async {
+        let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
+        PumpRegistry.register(pump)
+        guard let oldest = store.runningEffects.first else { return expectNoAction(after: .nothingRunning, at: location) }
+        let progress = await makeProgress { hasEndedOrDelivered(oldest) }
+        expectNoAction(after: progress, at: location)
+    }
+
+    /// The synchronous form of ``runEffectExpectingNoAction(fileID:file:line:column:)-873mk``, for
+    /// synchronous XCTest methods (see ``receive(_:fileID:file:line:column:expecting:)-45zxx``).
+    ///
+    /// - Parameters:
+    ///   - fileID: Where a failure is reported (defaults to the caller).
+    ///   - file: Where a failure is reported (defaults to the caller).
+    ///   - line: Where a failure is reported (defaults to the caller).
+    ///   - column: Where a failure is reported (defaults to the caller).
+    public func runEffectExpectingNoAction(
+        fileID: StaticString = #fileID,
+        file: StaticString = #filePath,
+        line: UInt = #line,
+        column: UInt = #column
+    ) {
+        let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
+        PumpRegistry.register(pump)
+        guard let oldest = store.runningEffects.first else { return expectNoAction(after: .nothingRunning, at: location) }
+        let progress = makeProgressBlocking { hasEndedOrDelivered(oldest) }
+        expectNoAction(after: progress, at: location)
+    }
+
+    /// Whether `effect` no longer runs, or an action was received.
+    private func hasEndedOrDelivered(_ effect: RunningEffect) -> Bool {
+        !received.withLock({ $0.pending.isEmpty }) || !store.runningEffects.contains { $0.serial == effect.serial }
+    }
+
+    private func expectNoAction(after progress: Progress, at location: FailureLocation) {
+        if let first = received.withLock({ $0.pending.first }) {
+            TestStoreFailure.report(
+                """
+                Expected an effect to finish without an action, but \(ValueDump.inline(first.action)) was \
+                received \(first.source).
+                Receive the action with receive(_:) instead.
+                """,
+                at: location)
+            return note(received.withLock { $0.take(at: 0) }, at: location)
+        }
+        guard case .done = progress else {
+            return TestStoreFailure.report(
+                failure("Expected an effect to finish without an action", progress, call: "runEffectExpectingNoAction()"),
+                at: location)
+        }
+    }
+
+    /// Reports the effects still running and the received actions not asserted, as one failure at
+    /// `location` (or logs them, with exhaustivity off); then cancels the effects and forgets the
+    /// actions.
+    func reportLeftovers(at location: FailureLocation, ending: String) {
+        let (unreceived, steps) = received.withLock { received in
+            defer { (received.pending, received.history) = ([], []) }
+            return (received.pending, received.steps)
+        }
+        let running = store.runningEffects
+        store.cancelAllEffects()
+        guard !unreceived.isEmpty || !running.isEmpty else { return }
+        var lines: [String] = running.map { effect in
+            let what =
+                effect.waitsUntil.map { "waits until \($0.instant) (a debounce or throttle)" } ?? "is still running"
+            let origin = steps[effect.startedBy].map { "started by \($0.action) at \($0.location.text)" } ?? ""
+            return "  the effect \(ValueDump.inline(effect.id.base)) \(what)\(origin.isEmpty ? "" : ", \(origin)")"
+        }
+        lines += unreceived.map { "  \(ValueDump.inline($0.action)) was received \($0.source), and not asserted" }
+        let exhaustivity = self.exhaustivity
+        guard exhaustivity == .on else {
+            if exhaustivity.showsSkippedAssertions {
+                logSkipped("Skipped what was left when the test store \(ending):\n" + lines.joined(separator: "\n"))
+            }
+            return
+        }
+        TestStoreFailure.report(
+            """
+            Expected no effect running and no received action left when the test store \(ending), but:
+            \(lines.joined(separator: "\n"))
+            Receive each action with receive(_:), and let each effect end (or cancel it: send the action \
+            that stops it, or cancel(id:)). The effects were cancelled.
+            """,
+            at: location)
+    }
+}
