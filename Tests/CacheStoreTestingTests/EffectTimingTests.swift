@@ -63,7 +63,7 @@ func eventually(_ condition: () -> Bool) async -> Bool {
         store.send(.queryChanged("a")) { $0.set(value: "a", forKey: .query) }
         await clock.advance(by: .milliseconds(200))
         store.send(.queryChanged("ab")) { $0.set(value: "ab", forKey: .query) }
-        #expect(store.queuedEffectIDs.count == 1)
+        #expect(store.runningEffectIDs.count == 1)
         await clock.advance(by: .milliseconds(300))
         await store.receive(.results("AB")) { $0.set(value: "AB", forKey: .results) }
     }
@@ -73,7 +73,7 @@ func eventually(_ condition: () -> Bool) async -> Bool {
             initialValues: [:], actionHandler: timingHandler, dependency: TimingDependency(clock: TestClock()))
         store.send(.queryChanged("a")) { $0.set(value: "a", forKey: .query) }
         store.send(.cancelSearch)
-        #expect(store.queuedEffectIDs.isEmpty)
+        #expect(store.runningEffectIDs.isEmpty)
     }
 
     @Test func aThrottledEffectWithLatestRunsTheLastOneOfTheInterval() async {
@@ -84,7 +84,7 @@ func eventually(_ condition: () -> Bool) async -> Bool {
         await store.receive(.tapped(1)) { $0.set(value: [1], forKey: .taps) }
         store.send(.tap(2, latest: true))
         store.send(.tap(3, latest: true))
-        #expect(store.queuedEffectIDs.count == 1)
+        #expect(store.runningEffectIDs.count == 1)
         await clock.advance(by: .seconds(1))
         await store.receive(.tapped(3)) { $0.set(value: [1, 3], forKey: .taps) }
     }
@@ -110,7 +110,7 @@ func eventually(_ condition: () -> Bool) async -> Bool {
         await store.receive(.tapped(1)) { $0.set(value: [1], forKey: .taps) }
         store.send(.tap(2, latest: false))
         store.send(.tap(3, latest: false))
-        #expect(store.queuedEffectIDs.count == 1)
+        #expect(store.runningEffectIDs.count == 1)
         await clock.advance(by: .seconds(1))
         await store.receive(.tapped(2)) { $0.set(value: [1, 2], forKey: .taps) }
         await clock.advance(by: .seconds(1))

@@ -36,7 +36,7 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
     @Test func aMergedEffectsPartsAreQueuedAndCancelledEachByItsID() async {
         let store = makeStore()
         store.send(.merge)
-        #expect(store.queuedEffectIDs == [ChainID.first, ChainID.second])
+        #expect(store.runningEffectIDs == [ChainID.first, ChainID.second])
         store.cancel(id: ChainID.first)
         await store.receive(.received("second")) { $0.set(value: ["second"], forKey: .items) }
     }
@@ -44,9 +44,9 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
     @Test func aConcatenatedEffectsPartsAreReceivedInOrder() async {
         let store = makeStore()
         store.send(.concatenate)
-        #expect(store.queuedEffectIDs == [ChainID.first], "the second step starts once the first has ended")
+        #expect(store.runningEffectIDs == [ChainID.chain, ChainID.first], "the second step starts once the first has ended")
         await store.receive(.received("first")) { $0.set(value: ["first"], forKey: .items) }
-        #expect(store.queuedEffectIDs == [ChainID.second])
+        #expect(store.runningEffectIDs == [ChainID.chain, ChainID.second])
         await store.receive(.received("second")) { $0.set(value: ["first", "second"], forKey: .items) }
     }
 
@@ -54,7 +54,7 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         let store = makeStore()
         store.send(.concatenate)
         store.cancel(id: ChainID.chain)
-        #expect(store.queuedEffectIDs.isEmpty)
+        #expect(store.runningEffectIDs.isEmpty)
     }
 
     @Test func cancellingAPartOfAConcatenationKeepsTheOthers() async {
@@ -62,7 +62,7 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         store.send(.concatenate)
         await store.receive(.received("first")) { $0.set(value: ["first"], forKey: .items) }
         store.cancel(id: ChainID.second)
-        #expect(store.queuedEffectIDs.isEmpty)
+        #expect(store.runningEffectIDs.isEmpty)
     }
 
     /// As in a store, cancelling the id of a step that has not started yet cancels nothing: the step
@@ -79,17 +79,17 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         let store = makeStore()
         store.send(.concatenate)
         store.send(.concatenate)
-        #expect(store.queuedEffectIDs == [ChainID.first], "the first concatenation, replaced, left nothing")
+        #expect(store.runningEffectIDs == [ChainID.chain, ChainID.first], "the first concatenation, replaced, left nothing")
         store.cancel(id: ChainID.chain)
     }
 
     @Test func aMappedEffectKeepsItsPartsIDsAndDeliversMappedActions() async {
         let store = makeStore()
         store.send(.mapped)
-        #expect(store.queuedEffectIDs.count == 2)
-        // The concatenation's action first: a store handles it as its step starts.
-        #expect(store.queuedEffectIDs.last == AnyHashable(ChainID.first))
-        store.cancel(id: ChainID.first)
+        // The concatenation's immediate action is handled before `send` returns, and its concatenation
+        // has ended with it.
+        #expect(store.runningEffectIDs == [ChainID.first])
         await store.receive(.received("now")) { $0.set(value: ["now"], forKey: .items) }
+        store.cancel(id: ChainID.first)
     }
 }

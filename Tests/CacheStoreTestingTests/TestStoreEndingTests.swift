@@ -30,7 +30,7 @@ import Testing
             sendLines.append(#line + 1)
             store.send(.stream(count: 1))
             store.finish()
-            #expect(store.queuedEffectIDs.isEmpty)
+            #expect(store.runningEffectIDs.isEmpty)
         }
         #expect(
             failures == [
@@ -56,7 +56,7 @@ import Testing
             switch action {
             case .load: ActionEffect(id: LoadID.load) { .stream(count: 2) }
             // Three actions: the two left queued after the first are one effect, reported once.
-            case .stream: .run(id: LoadID.stream) { send in for value in 1...3 { send(.streamed(value)) } }
+            case .stream: .run(id: LoadID.stream) { send in for value in 1...3 { await send(.streamed(value)) } }
             default: .none
             }
         }

@@ -26,7 +26,7 @@ let trackHandler = StoreActionHandler<LoadKey, TrackAction, LockedList<String>> 
             store.send(.open(1))
             await store.runEffectExpectingNoAction()
             #expect(events.values == ["opened 1"])
-            #expect(store.queuedEffectIDs.isEmpty)
+            #expect(store.runningEffectIDs.isEmpty)
         }
         #expect(failures.isEmpty)
     }

@@ -45,7 +45,7 @@ import Testing
             store.exhaustivity = .off
             store.send(.stream(count: 3))
             await store.receive(.streamed(3)) { $0.set(value: [1, 2, 3], forKey: .items) }
-            #expect(store.queuedEffectIDs.isEmpty)
+            #expect(store.runningEffectIDs.isEmpty)
         }
         #expect(failures.isEmpty)
     }
@@ -92,7 +92,7 @@ import Testing
             store.send(.load)
             store.send(.stream(count: 1))
             store.finish()
-            #expect(store.queuedEffectIDs.isEmpty)
+            #expect(store.runningEffectIDs.isEmpty)
         }
         #expect(failures.isEmpty)
     }
@@ -130,7 +130,7 @@ import Testing
             await store.receive(.streamed(2))
             lines.append(#line + 1)
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
-            store.finish()
+            await store.finish()
         }
         #expect(failures.isEmpty)
         let file = "CacheStoreTestingTests/TestStoreNonExhaustiveTests.swift"

@@ -10,7 +10,7 @@ import Testing
                 state.set(value: false, forKey: .isLoading)
                 state.set(value: [1, 2, 3], forKey: .items)
             }
-            #expect(store.queuedEffectIDs.isEmpty)
+            #expect(store.runningEffectIDs.isEmpty)
         }
         #expect(failures.isEmpty)
     }
@@ -45,7 +45,7 @@ import Testing
             let store = makeLoadStore()
             store.send(.stream(count: 3))
             await store.receive(.streamed(1)) { $0.set(value: [1], forKey: .items) }
-            #expect(store.queuedEffectIDs == [AnyHashable(LoadID.stream), AnyHashable(LoadID.stream)])
+            #expect(store.runningEffectIDs == [AnyHashable(LoadID.stream), AnyHashable(LoadID.stream)])
             await store.receive(.streamed(2)) { $0.set(value: [1, 2], forKey: .items) }
             await store.receive(.streamed(3)) { $0.set(value: [1, 2, 3], forKey: .items) }
         }

@@ -2,9 +2,9 @@ import CacheStoreTesting
 import Foundation
 import Testing
 
-/// A queued effect holds a user's closure, and so whatever it captured; an output or failure handler
-/// is a user's closure too. When the test store lets go of one, its captures' `deinit` may call the
-/// test store: that must happen with none of the test store's locks held.
+/// An effect holds a user's closure, and so whatever it captured; an output or failure handler is a
+/// user's closure too. When one is let go of, its captures' `deinit` may call the test store: that
+/// must happen with none of the test store's (or the store's) locks held.
 @Suite struct TestStoreReleaseTests {
     /// Runs `onRelease` when released.
     final class Probe: @unchecked Sendable {
@@ -49,7 +49,7 @@ import Testing
         let reference = StoreReference()
         let handler = StoreActionHandler<Int, Action, Void> { _, action, _ in
             func probed(_ id: AnyHashable) -> ActionEffect<Action> {
-                let probe = Probe { probes.read("queuedEffectIDs") { reference.store?.queuedEffectIDs ?? [] } }
+                let probe = Probe { probes.read("runningEffectIDs") { reference.store?.runningEffectIDs ?? [] } }
                 return ActionEffect(id: id) {
                     withExtendedLifetime(probe) {}
                     return nil
@@ -66,39 +66,41 @@ import Testing
         return store
     }
 
-    /// Failed before its fix (the probe's read timed out): the queued effect replaced by one with its
-    /// id was removed, and so released, inside the queue's lock.
-    @Test func aQueuedEffectReplacedByOneWithItsIDIsReleasedOutsideTheQueuesLock() {
+    /// An effect replaced by one with its id is cancelled; its task runs when the test lets effects
+    /// run, and releases its closure with no lock held.
+    @Test func anEffectReplacedByOneWithItsIDIsReleasedWithNoLockHeld() {
         let probes = Probes<[AnyHashable]>()
         let store = Self.makeStore(probes)
         store.send(.start)
         store.send(.start)
-        #expect(probes.blocked.values.isEmpty, "a queued effect was released inside the queue's lock")
-        #expect(probes.seen.values == [[AnyHashable(EffectID.probed)]])
-        store.cancel(id: EffectID.probed)
+        store.finish()
+        #expect(probes.blocked.values.isEmpty, "an effect was released inside a lock")
+        #expect(probes.seen.values == [[AnyHashable(EffectID.probed)], []])
     }
 
     /// …or cancelled by a `.cancel(id:)` effect, or by `cancel(id:)`.
-    @Test func aCancelledQueuedEffectIsReleasedOutsideTheQueuesLock() {
+    @Test func aCancelledEffectIsReleasedWithNoLockHeld() {
         let probes = Probes<[AnyHashable]>()
         let store = Self.makeStore(probes)
         store.send(.start)
         store.send(.stop)
         store.send(.start)
         store.cancel(id: EffectID.probed)
-        #expect(probes.blocked.values.isEmpty, "a queued effect was released inside the queue's lock")
+        store.finish()
+        #expect(probes.blocked.values.isEmpty, "an effect was released inside a lock")
         #expect(probes.seen.values == [[], []])
     }
 
     /// …or cancelled as a part of a concatenation that one with the concatenation's id replaces.
-    @Test func aQueuedPartReplacedByAConcatenationIsReleasedOutsideTheQueuesLock() {
+    @Test func aPartReplacedWithItsConcatenationIsReleasedWithNoLockHeld() {
         let probes = Probes<[AnyHashable]>()
         let store = Self.makeStore(probes)
         store.send(.startConcatenation)
         store.send(.startConcatenation)
-        #expect(probes.blocked.values.isEmpty, "a queued effect was released inside the queue's lock")
-        #expect(probes.seen.values.count == 1)
         store.cancel(id: "chain")
+        store.finish()
+        #expect(probes.blocked.values.isEmpty, "an effect was released inside a lock")
+        #expect(probes.seen.values.count == 2)
     }
 
     /// The output replaced by a new one is released with no lock held.

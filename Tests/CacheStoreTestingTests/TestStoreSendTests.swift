@@ -165,9 +165,9 @@ import Testing
         let failures = await captureFailures {
             let store = makeLoadStore(LoadDependency(fetch: { fatalError("must not run") }, pageSize: { 0 }))
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
-            #expect(store.queuedEffectIDs == [AnyHashable(LoadID.load)])
+            #expect(store.runningEffectIDs == [AnyHashable(LoadID.load)])
             store.cancel(id: LoadID.load)
-            #expect(store.queuedEffectIDs.isEmpty)
+            #expect(store.runningEffectIDs.isEmpty)
         }
         #expect(failures.isEmpty)
     }
@@ -178,7 +178,7 @@ import Testing
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
             store.send(.stream(count: 1))
             store.send(.stopLoading) { $0.set(value: false, forKey: .isLoading) }
-            #expect(store.queuedEffectIDs == [AnyHashable(LoadID.stream)])
+            #expect(store.runningEffectIDs == [AnyHashable(LoadID.stream)])
             store.cancel(id: LoadID.stream)
         }
         #expect(failures.isEmpty)
@@ -190,7 +190,7 @@ import Testing
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
             store.send(.stream(count: 1))
             store.send(.load)
-            #expect(store.queuedEffectIDs == [AnyHashable(LoadID.stream), AnyHashable(LoadID.load)])
+            #expect(store.runningEffectIDs == [AnyHashable(LoadID.stream), AnyHashable(LoadID.load)])
             store.cancel(id: LoadID.stream)
             store.cancel(id: LoadID.load)
         }

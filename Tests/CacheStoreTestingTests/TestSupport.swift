@@ -44,7 +44,7 @@ let loadHandler = StoreActionHandler<LoadKey, LoadAction, LoadDependency> { stat
         state.update(.page, as: Int.self) { $0 = ($0 ?? 0) + 1 }
     case .stream(let count):
         return .run(id: LoadID.stream) { send in
-            for value in 1...count { send(.streamed(value)) }
+            for value in 1...count { await send(.streamed(value)) }
         }
     case .streamed(let value):
         state.update(.items, as: [Int].self) { $0 = ($0 ?? []) + [value] }

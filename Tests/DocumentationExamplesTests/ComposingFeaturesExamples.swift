@@ -174,7 +174,7 @@ import Testing
             $0.set(value: 15, forKey: .fontSize)
         }
 
-        #expect(store.queuedEffectIDs.isEmpty)
+        #expect(store.runningEffectIDs.isEmpty)
         #expect(app.get(.fontSize, as: Int.self) == 15)
         #expect(app.get(.items, as: [String].self) == ["Swift in Depth"])
     }

@@ -123,7 +123,7 @@ final class SuggestBackend: Sendable {
         await store.receive(.suggestions(["swift!"]))
         store.send(.refresh)
         store.send(.refresh)
-        #expect(store.queuedEffectIDs.count == 1)
+        #expect(store.runningEffectIDs.count == 1)
         await clock.advance(by: .seconds(1))
         await store.receive(.suggestions(["swift!"]))
 
@@ -137,7 +137,7 @@ final class SuggestBackend: Sendable {
             $0.remove(.query)
             $0.remove(.suggestions)
         }
-        #expect(store.queuedEffectIDs.isEmpty)
+        #expect(store.runningEffectIDs.isEmpty)
     }
 
     @Test func aMappedEffectSendsTheShellsActions() async {

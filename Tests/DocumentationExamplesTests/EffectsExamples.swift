@@ -65,9 +65,9 @@ let downloadHandler = DownloadHandler { state, action, _ in
             var data = Data()
             for chunk in 1...4 {
                 data.append(contentsOf: [UInt8(chunk)])
-                send(.progress(Double(chunk) / 4))
+                await send(.progress(Double(chunk) / 4))
             }
-            send(.finished(data))
+            await send(.finished(data))
         }
     case .progress(let fraction):
         state.set(value: fraction, forKey: .progress)

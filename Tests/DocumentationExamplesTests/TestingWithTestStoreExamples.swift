@@ -93,12 +93,12 @@ let feedHandler = FeedHandler { state, action, client in
     let store = TestStore(
         initialValues: [:], actionHandler: feedHandler, dependency: FeedClient(fetch: { [] }, track: { _ in }))
     store.send(.load) { $0.set(value: true, forKey: .isLoading) }
-    #expect(store.queuedEffectIDs == [AnyHashable(FeedID.load)])
+    #expect(store.runningEffectIDs == [AnyHashable(FeedID.load)])
 
     store.send(.stop) { $0.set(value: false, forKey: .isLoading) }
     store.cancel(id: FeedID.load)
     store.finish()
-    #expect(store.queuedEffectIDs.isEmpty)
+    #expect(store.runningEffectIDs.isEmpty)
 }
 
 enum LookupKey { case query, results }
@@ -317,7 +317,7 @@ let saveHandler = StoreActionHandler<FeedKey, SaveAction, Void> { _, action, _ i
     // .save returns .concatenate(ActionEffect { .saved }, .cancel(id: SyncID.sync))
     store.send(.save)
     // Queued: the first step only. The cancellation has not run.
-    #expect(store.queuedEffectIDs.count == 1)
+    #expect(store.runningEffectIDs.count == 1)
     // Received, .saved ends the first step: the second cancels SyncID.sync.
     await store.receive(.saved)
 }

@@ -37,12 +37,12 @@ import Testing
         let store = TestStore(initialValues: [:], actionHandler: appHandler, dependency: client(.success(threePosts)))
         store.send(.list(.load)) { $0.set(value: true, forKey: .isLoading) }
         store.send(.list(.load))  // replaces the fetch in flight
-        #expect(store.queuedEffectIDs == [AnyHashable(PostsCancelID.fetch)])
+        #expect(store.runningEffectIDs == [AnyHashable(PostsCancelID.fetch)])
         store.send(.list(.cancel)) { state in
             state.set(value: false, forKey: .isLoading)
             state.set(value: true, forKey: .wasCancelled)
         }
-        #expect(store.queuedEffectIDs.isEmpty)
+        #expect(store.runningEffectIDs.isEmpty)
     }
 
     @Test func aStoreShowsTheFirstPageBeforeTheFilterActionReturns() {

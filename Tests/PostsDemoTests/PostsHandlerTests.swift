@@ -17,7 +17,7 @@ func client(_ result: Result<[Post], PostsError>) -> PostsClient {
         let store = TestStore(
             initialValues: [.pageSize: 2], actionHandler: postsHandler, dependency: client(.success(threePosts)))
         store.send(.load) { $0.set(value: true, forKey: .isLoading) }
-        #expect(store.queuedEffectIDs == [AnyHashable(PostsCancelID.fetch)])
+        #expect(store.runningEffectIDs == [AnyHashable(PostsCancelID.fetch)])
         await store.receive(.loaded(.success(threePosts))) { state in
             state.set(value: false, forKey: .isLoading)
             state.set(value: threePosts, forKey: .posts)
@@ -55,14 +55,14 @@ func client(_ result: Result<[Post], PostsError>) -> PostsClient {
             state.set(value: false, forKey: .isLoading)
             state.set(value: true, forKey: .wasCancelled)
         }
-        #expect(store.queuedEffectIDs.isEmpty)
+        #expect(store.runningEffectIDs.isEmpty)
     }
 
     @Test func refreshingWhileLoadingReplacesTheFetch() async {
         let store = TestStore(initialValues: [:], actionHandler: postsHandler, dependency: client(.success(threePosts)))
         store.send(.load) { $0.set(value: true, forKey: .isLoading) }
         store.send(.load)
-        #expect(store.queuedEffectIDs.count == 1)
+        #expect(store.runningEffectIDs.count == 1)
         await store.receive(.loaded(.success(threePosts))) { state in
             state.set(value: false, forKey: .isLoading)
             state.set(value: threePosts, forKey: .posts)
