@@ -11,7 +11,7 @@ struct PageContent: StoreContent {
 
 struct ContentCheckError: Error {}
 
-@Suite struct TestStoreContentAndDebugTests {
+@Suite(.timeLimit(.minutes(1))) struct ContentAndDebugTests {
     @Test func contentIsBuiltFromTheStoreUnderTest() async {
         let failures = await captureFailures {
             let store = makeLoadStore(initialValues: [.page: 1])

@@ -18,7 +18,9 @@ let trackHandler = StoreActionHandler<LoadKey, TrackAction, LockedList<String>> 
     }
 }
 
-@Suite struct TestStoreNoActionTests {
+/// `runEffectExpectingNoAction()`: an effect that only does something outside the store (tracking,
+/// saving) runs to its end, and no action is received meanwhile.
+@Suite(.timeLimit(.minutes(1))) struct EffectsWithoutActionTests {
     @Test func anEffectWithoutAnActionRunsToCompletion() async {
         let events = LockedList<String>()
         let failures = await captureFailures {
@@ -31,9 +33,9 @@ let trackHandler = StoreActionHandler<LoadKey, TrackAction, LockedList<String>> 
         #expect(failures.isEmpty)
     }
 
-    @Test func theSynchronousFormRunsItToo() async {
+    @Test func theSynchronousFormRunsItToo() {
         let events = LockedList<String>()
-        let failures = await captureFailures {
+        let failures = captureFailuresSynchronously {
             let store = TestStore(initialValues: [:], actionHandler: trackHandler, dependency: events)
             store.send(.open(2))
             store.runEffectExpectingNoAction()
@@ -55,17 +57,17 @@ let trackHandler = StoreActionHandler<LoadKey, TrackAction, LockedList<String>> 
             failures == [
                 CapturedFailure(
                     message: """
-                        Expected an effect to finish without an action, but the effect .load produced \
-                        .loaded(.success([1, 2, 3])).
+                        Expected an effect to finish without an action, but .loaded(.success([1, 2, 3])) was \
+                        received from the effect .load.
                         Receive the action with receive(_:) instead.
                         """,
                     line: runLine)
             ])
     }
 
-    @Test func nothingQueuedIsAFailure() async {
+    @Test func nothingRunningIsAFailure() {
         var runLine: UInt = 0
-        let failures = await captureFailures {
+        let failures = captureFailuresSynchronously {
             let store = makeLoadStore()
             runLine = #line + 1
             store.runEffectExpectingNoAction()
@@ -74,14 +76,15 @@ let trackHandler = StoreActionHandler<LoadKey, TrackAction, LockedList<String>> 
             failures == [
                 CapturedFailure(
                     message: """
-                        Expected an effect to finish without an action, but no effect is queued.
+                        Expected an effect to finish without an action, but no effect is running and no action was \
+                        received.
                         Send the action that starts the effect first, or remove this runEffectExpectingNoAction().
                         """,
                     line: runLine)
             ])
     }
 
-    @Test func anEffectThatDoesNotFinishInTimeIsAFailure() async {
+    @Test func anEffectWaitingOutsideTheTestStoreIsWaitedForUpToTheTimeout() async {
         var runLine: UInt = 0
         let failures = await captureFailures {
             let store = makeLoadStore()
@@ -89,14 +92,17 @@ let trackHandler = StoreActionHandler<LoadKey, TrackAction, LockedList<String>> 
             store.send(.loadForever)
             runLine = #line + 1
             await store.runEffectExpectingNoAction()
+            store.cancel(id: LoadID.load)
         }
         #expect(
             failures == [
                 CapturedFailure(
                     message: """
-                        Expected an effect to finish without an action, but the effect .load did not finish within \
-                        0.03 seconds.
-                        Make the effect finish (a mock dependency that returns at once), or raise effectTimeout.
+                        Expected an effect to finish without an action, but the effect .load waited for 0.03 seconds \
+                        on something outside the test store (real I/O, another thread, a clock that is not a \
+                        TestClock).
+                        Give the effect a dependency that answers at once or sleeps on a TestClock, or raise \
+                        effectTimeout.
                         """,
                     line: runLine)
             ])
@@ -116,19 +122,67 @@ let trackHandler = StoreActionHandler<LoadKey, TrackAction, LockedList<String>> 
             }
             for failure in captured { failures.append(failure) }
         }
+        defer { waiting.cancel() }
         try? await Task.sleep(for: .milliseconds(30))
         waiting.cancel()
-        await waiting.value
-        #expect(ContinuousClock.now - started < .seconds(120))  // did not wait out the timeout
+        #expect(await eventually { failures.values.count == 1 })
+        #expect(ContinuousClock.now - started < .seconds(60), "did not wait out the timeout")
         #expect(
             failures.values == [
                 CapturedFailure(
                     message: """
-                        Expected an effect to finish without an action, but the wait for the effect .load was \
-                        cancelled.
-                        The task awaiting runEffectExpectingNoAction() was cancelled; the effect was cancelled too.
+                        Expected an effect to finish without an action, but the task awaiting it was cancelled.
+                        The effects still running were cancelled with it.
                         """,
                     line: runLine.values.first ?? 0)
             ])
+    }
+
+    /// A debounced effect without an action, run without moving its clock: the failure says to
+    /// advance the clock, not to receive (there is no action to receive).
+    /// (From review 10.)
+    @Test func aWaitOnATestClockSaysToAdvanceTheClock() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: quietHandler, dependency: clock)
+            store.send(.open(1))
+            await store.runEffectExpectingNoAction()
+            store.cancel(id: LoadID.load)
+        }
+        #expect(
+            failures.map(\.message) == [
+                """
+                Expected an effect to finish without an action, but every effect waits on a TestClock: the wait \
+                of .load (a debounce or throttle) sleeps until 0.3 seconds (the clock is at 0.0 seconds).
+                Advance the clock: await clock.advance(by:).
+                """
+            ])
+    }
+
+    /// Advancing the clock past the wait runs the debounced effect, to its end: nothing is received,
+    /// nothing is left. (From review 10, where the test store ran it only in
+    /// `runEffectExpectingNoAction()` after the advance.)
+    @Test func advancingTheClockRunsADebouncedEffectWithoutAnAction() async {
+        let clock = TestClock()
+        let failures = await captureFailures {
+            let store = TestStore(initialValues: [:], actionHandler: quietHandler, dependency: clock)
+            store.send(.open(1))
+            await clock.advance(by: .milliseconds(300))
+            #expect(store.runningEffectIDs.isEmpty)
+            #expect(store.receivedActions.isEmpty)
+            await store.finish()
+        }
+        #expect(failures.map(\.message) == [])
+    }
+}
+
+/// `.open` returns an effect without an action, debounced by 300 ms under `LoadID.load`.
+let quietHandler = StoreActionHandler<LoadKey, TrackAction, TestClock> { _, action, clock in
+    switch action {
+    case .open:
+        return ActionEffect { nil }.debounce(id: LoadID.load, for: .milliseconds(300), clock: clock)
+    case .opened:
+        return .none
     }
 }

@@ -1,10 +1,15 @@
 import CacheStoreTesting
 import Testing
 
-@Suite struct TestStoreEndingTests {
-    @Test func anEffectLeftWhenTheTestStoreIsReleasedIsReportedAtTheSendThatStartedIt() async {
-        var sendLine: UInt = 0
+/// What is left when the test store ends (`finish()`, or its release): one failure naming each
+/// effect still running and each received action not asserted; then the effects are cancelled.
+@Suite(.timeLimit(.minutes(1))) struct LeftoverTests {
+    /// Released with an effect running: one failure, at the line that made the test store, naming
+    /// the effect and the `send` that started it.
+    @Test func anEffectLeftWhenTheTestStoreIsReleasedIsReportedWhereTheTestStoreWasMade() async {
+        var (madeLine, sendLine): (UInt, UInt) = (0, 0)
         let failures = await captureFailures {
+            madeLine = #line + 1
             let store = makeLoadStore()
             sendLine = #line + 1
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
@@ -13,22 +18,27 @@ import Testing
             failures == [
                 CapturedFailure(
                     message: """
-                        Expected no queued effects when the test store ended, but the effect .load, started by \
-                        .load, is still queued.
-                        Receive its action with receive(_:), or cancel it with cancel(id:).
+                        Expected no effect running and no received action left when the test store was released, \
+                        but:
+                          the effect .load is still running, started by .load at \
+                        CacheStoreTestingTests/LeftoverTests.swift:\(sendLine)
+                        Receive each action with receive(_:), and let each effect end (or cancel it: send the \
+                        action that stops it, or cancel(id:)). The effects were cancelled.
                         """,
-                    line: sendLine)
+                    line: madeLine)
             ])
     }
 
-    @Test func finishReportsEachPendingEffectAtItsOwnSend() async {
-        var sendLines: [UInt] = []
-        let failures = await captureFailures {
+    /// `finish()` lets the effects run first; what is left, effects and actions, is one failure at
+    /// its line, and the effects are cancelled.
+    @Test func finishReportsEachEffectAndActionLeftAsOneFailure() {
+        var (sendLine, finishLine): (UInt, UInt) = (0, 0)
+        let failures = captureFailuresSynchronously {
             let store = makeLoadStore()
-            sendLines.append(#line + 1)
-            store.send(.load) { $0.set(value: true, forKey: .isLoading) }
-            sendLines.append(#line + 1)
+            sendLine = #line + 1
+            store.send(.loadForever)
             store.send(.stream(count: 1))
+            finishLine = #line + 1
             store.finish()
             #expect(store.runningEffectIDs.isEmpty)
         }
@@ -36,51 +46,52 @@ import Testing
             failures == [
                 CapturedFailure(
                     message: """
-                        Expected no queued effects when the test store ended, but the effect .load, started by \
-                        .load, is still queued.
-                        Receive its action with receive(_:), or cancel it with cancel(id:).
+                        Expected no effect running and no received action left when the test store finished, but:
+                          the effect .load is still running, started by .loadForever at \
+                        CacheStoreTestingTests/LeftoverTests.swift:\(sendLine)
+                          .streamed(1) was received from the effect .stream, and not asserted
+                        Receive each action with receive(_:), and let each effect end (or cancel it: send the \
+                        action that stops it, or cancel(id:)). The effects were cancelled.
                         """,
-                    line: sendLines[0]),
-                CapturedFailure(
-                    message: """
-                        Expected no queued effects when the test store ended, but the effect .stream, started by \
-                        .stream(count: 1), is still queued.
-                        Receive its action with receive(_:), or cancel it with cancel(id:).
-                        """,
-                    line: sendLines[1]),
+                    line: finishLine)
             ])
     }
 
-    @Test func anEffectStartedByAReceivedActionIsReportedAtThatReceiveOnce() async {
+    /// An effect started by a received action is reported at the `receive` that took that action.
+    @Test func anEffectStartedByAReceivedActionIsReportedAtThatReceive() async {
         let chained = StoreActionHandler<LoadKey, LoadAction, LoadDependency> { _, action, _ in
             switch action {
-            case .load: ActionEffect(id: LoadID.load) { .stream(count: 2) }
-            // Three actions: the two left queued after the first are one effect, reported once.
-            case .stream: .run(id: LoadID.stream) { send in for value in 1...3 { await send(.streamed(value)) } }
-            default: .none
+            case .load:
+                ActionEffect(id: LoadID.load) { .stream(count: 2) }
+            case .stream:
+                .run(id: LoadID.stream) { send in
+                    await send(.streamed(1))
+                    try? await Task.sleep(for: .seconds(60))  // then listens for more
+                }
+            default:
+                .none
             }
         }
         var receiveLine: UInt = 0
         let failures = await captureFailures {
             let store = TestStore(initialValues: [:], actionHandler: chained, dependency: .mock)
+            store.effectTimeout = .milliseconds(30)
             store.send(.load)
             receiveLine = #line + 1
             await store.receive(.stream(count: 2))
             await store.receive(.streamed(1))
+            await store.finish()
         }
+        #expect(failures.count == 1)
         #expect(
-            failures == [
-                CapturedFailure(
-                    message: """
-                        Expected no queued effects when the test store ended, but the effect .stream, started by \
-                        .stream(count: 2), is still queued.
-                        Receive its action with receive(_:), or cancel it with cancel(id:).
-                        """,
-                    line: receiveLine)
-            ])
+            failures.first?.message.contains(
+                """
+                  the effect .stream is still running, started by .stream(count: 2) at \
+                CacheStoreTestingTests/LeftoverTests.swift:\(receiveLine)
+                """) == true, "\(failures.map(\.message))")
     }
 
-    @Test func assertNoPendingEffectsPassesWhenAllWereReceived() async {
+    @Test func finishPassesWhenEverythingWasReceived() async {
         let failures = await captureFailures {
             let store = makeLoadStore()
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
@@ -88,8 +99,115 @@ import Testing
                 state.set(value: false, forKey: .isLoading)
                 state.set(value: [1, 2, 3], forKey: .items)
             }
+            await store.finish()
             store.assertNoPendingEffects()
         }
         #expect(failures.isEmpty)
+    }
+
+    /// The effects `finish()` cancels end, as cancelled effects do in the app: their task runs on
+    /// to its end, and what it holds is released.
+    @Test func theEffectsFinishCancelsEnd() async {
+        let probe = TickerProbe()
+        let failures = await captureFailures {
+            let store = TestStore(initialValues: [:], actionHandler: tickerHandler, dependency: probe)
+            store.effectTimeout = .milliseconds(30)
+            store.send(.startTicking)
+            await store.finish()
+            #expect(await eventually { probe.hasStopped }, "the cancelled effect never ended")
+        }
+        #expect(failures.count == 1)
+    }
+
+    /// Two effects started on one line (a loop) are two leftovers: a throttled effect that ran,
+    /// whose action is left, and the one waiting under its id, named with its deadline.
+    /// (From review 13.)
+    @Test func twoLeftoversStartedOnOneLineAreEachReported() {
+        let clock = TestClock()
+        let failures = captureFailuresSynchronously {
+            let store = TestStore(
+                initialValues: [:], actionHandler: timingHandler, dependency: TimingDependency(clock: clock))
+            for number in 1...2 { store.send(.tap(number, latest: true)) }
+            store.finish()
+        }
+        #expect(failures.count == 1)
+        let message = failures.first?.message ?? ""
+        #expect(message.contains("the effect .throttle waits until 1.0 seconds (a debounce or throttle)"), "\(message)")
+        #expect(message.contains(".tapped(1) was received from the effect .throttle, and not asserted"), "\(message)")
+    }
+
+    /// A debounced effect left waiting on a test clock is named with its deadline on that clock.
+    /// (From review 10.)
+    @Test func aLeftoverWaitIsNamedWithItsDeadline() async {
+        var sendLine: UInt = 0
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: timingHandler, dependency: TimingDependency(clock: TestClock()))
+            sendLine = #line + 1
+            store.send(.queryChanged("a")) { $0.set(value: "a", forKey: .query) }
+        }
+        #expect(failures.count == 1)
+        #expect(
+            failures.first?.message.contains(
+                """
+                  the effect .debounce waits until 0.3 seconds (a debounce or throttle), started by .queryChanged("a") \
+                at CacheStoreTestingTests/LeftoverTests.swift:\(sendLine)
+                """) == true, "\(failures.map(\.message))")
+    }
+
+    /// Once `finish()` has cancelled a concatenation, cancelling its inner one starts nothing of it.
+    /// (From review 11.)
+    @Test func aConcatenationFinishCancelledStartsNothingWhenItsInnerOneIsCancelled() {
+        enum ID: Hashable { case outer, inner }
+        let gate = AsyncGate()
+        let nested = StoreActionHandler<LoadKey, LoadAction, Void> { _, action, _ in
+            guard case .load = action else { return .none }
+            return .concatenate(
+                id: ID.outer,
+                .concatenate(
+                    id: ID.inner,
+                    ActionEffect {
+                        await gate.wait()
+                        return .nextPage
+                    }),
+                ActionEffect(.stopLoading))
+        }
+        let failures = captureFailuresSynchronously {
+            let store = TestStore(initialValues: [:], actionHandler: nested, dependency: ())
+            store.exhaustivity = .off
+            store.send(.load)
+            store.finish()
+            #expect(store.runningEffectIDs.isEmpty)
+            store.cancel(id: ID.inner)
+            gate.open()
+            store.finish()
+            #expect(store.runningEffectIDs.isEmpty)
+            #expect(store.receivedActions.isEmpty, "a step of a cancelled concatenation ran")
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// `finish()` over a store whose effect started before the test store (and so runs in a task of
+    /// its own) returns once that effect has ended, without waiting for `effectTimeout`.
+    @Test func finishReturnsOnceAnEffectStartedBeforeTheTestStoreHasEnded() async {
+        let quick = StoreActionHandler<LoadKey, LoadAction, Void> { _, action, _ in
+            guard case .load = action else { return .none }
+            return ActionEffect(id: LoadID.load) {
+                try? await Task.sleep(for: .milliseconds(100))
+                return nil
+            }
+        }
+        var finishTime = Duration.zero
+        let failures = await captureFailures {
+            let app = Store(initialValues: [:], actionHandler: quick, dependency: ())
+            app.handle(action: .load)
+            let store = TestStore(store: app)
+            store.effectTimeout = .seconds(5)
+            let started = ContinuousClock.now
+            await store.finish()
+            finishTime = ContinuousClock.now - started
+        }
+        #expect(failures.map(\.message) == [])
+        #expect(finishTime < .seconds(4), "finish waited for effectTimeout: \(finishTime)")
     }
 }

@@ -2,7 +2,9 @@ import CacheStoreTesting
 import Testing
 import XCTest
 
-@Suite struct SwiftTestingReportingTests {
+/// Failures reported natively: to Swift Testing inside a `@Test`, to XCTest otherwise, at the
+/// caller's line.
+@Suite(.timeLimit(.minutes(1))) struct SwiftTestingReportingTests {
     @Test func failuresAreRecordedAsIssuesAtTheCallersLocation() {
         let store = makeLoadStore()
         let sendLine = #line + 2
@@ -15,14 +17,16 @@ import XCTest
         }
     }
 
-    @Test func leftoverEffectsAreRecordedAtTheSendThatStartedThem() {
-        let sendLine = #line + 3
+    @Test func leftoverEffectsAreRecordedWhereTheTestStoreWasMade() {
+        let madeLine = #line + 2
         withKnownIssue {
             let store = makeLoadStore()
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
         } matching: { issue in
-            issue.sourceLocation?.line == sendLine
-                && issue.comments.contains { $0.rawValue.contains("the effect .load, started by .load, is still") }
+            issue.sourceLocation?.line == madeLine
+                && issue.comments.contains {
+                    $0.rawValue.contains("the effect .load is still running, started by .load")
+                }
         }
     }
 }

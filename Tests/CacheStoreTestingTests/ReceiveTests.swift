@@ -1,8 +1,11 @@
 import CacheStoreTesting
+import Foundation
 import Testing
 
-@Suite struct TestStoreReceiveTests {
-    @Test func receiveRunsTheOldestEffectAndChecksItsAction() async {
+/// `receive`: the oldest received action, the effects made to progress until one arrives, checked
+/// with the change it made.
+@Suite(.timeLimit(.minutes(1))) struct ReceiveTests {
+    @Test func receiveRunsTheEffectUntilItsActionArrivesAndChecksIt() async {
         let failures = await captureFailures {
             let store = makeLoadStore()
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
@@ -40,83 +43,31 @@ import Testing
         #expect(failures.isEmpty)
     }
 
-    @Test func aMultiActionEffectQueuesEachActionInOrder() async {
+    /// A `run` effect's actions are received one at a time, in the order it sent them.
+    @Test func aRunEffectsActionsAreReceivedOneAtATimeInOrder() async {
         let failures = await captureFailures {
             let store = makeLoadStore()
             store.send(.stream(count: 3))
             await store.receive(.streamed(1)) { $0.set(value: [1], forKey: .items) }
-            #expect(store.runningEffectIDs == [AnyHashable(LoadID.stream), AnyHashable(LoadID.stream)])
             await store.receive(.streamed(2)) { $0.set(value: [1, 2], forKey: .items) }
             await store.receive(.streamed(3)) { $0.set(value: [1, 2, 3], forKey: .items) }
+            await store.finish()
         }
         #expect(failures.isEmpty)
     }
 
-    @Test func nothingQueuedIsAFailure() async {
-        var receiveLine: UInt = 0
+    /// Each received action's expectation is checked against the state before that action, rebuilt
+    /// from the changes made since: the store has moved on when the test receives it.
+    @Test func theExpectationIsCheckedAgainstTheStateBeforeTheReceivedAction() async {
         let failures = await captureFailures {
-            let store = makeLoadStore()
-            receiveLine = #line + 1
-            await store.receive(.nextPage)
+            let store = makeLoadStore(initialValues: [.page: 1])
+            store.store.handle(action: .nextPage)
+            store.store.handle(action: .nextPage)
+            #expect(store.store.get(.page, as: Int.self) == 3)
+            await store.receive(.nextPage) { $0.set(value: 2, forKey: .page) }
+            await store.receive(.nextPage) { $0.set(value: 3, forKey: .page) }
         }
-        #expect(
-            failures == [
-                CapturedFailure(
-                    message: """
-                        Expected to receive .nextPage, but no effect is queued.
-                        Send the action that starts the effect first, or remove this receive(_:).
-                        """,
-                    line: receiveLine)
-            ])
-    }
-
-    @Test func aDifferentActionShowsBothAndStillHandlesTheReceivedOne() async {
-        let failures = await captureFailures {
-            let store = makeLoadStore()
-            store.send(.load) { $0.set(value: true, forKey: .isLoading) }
-            await store.receive(.loaded(.success([1, 2]))) { _ in }
-            #expect(store.store.get(.items, as: [Int].self) == [1, 2, 3])
-        }
-        #expect(
-            failures.map(\.message) == [
-                """
-                Received an unexpected action from the effect .load (− expected, + received):
-                − .loaded(.success([1, 2]))
-                + .loaded(.success([1, 2, 3]))
-                Fix the action passed to receive(_:), or the effect if it sends the wrong action.
-                """
-            ])
-    }
-
-    @Test func anEffectThatProducesNoActionIsAFailure() async {
-        let failures = await captureFailures {
-            let store = makeLoadStore()
-            store.send(.loadNothing)
-            await store.receive(.loaded(.success([])))
-        }
-        #expect(
-            failures.map(\.message) == [
-                """
-                Expected to receive .loaded(.success([])), but the effect .load finished without producing an action.
-                Make the effect return the action, or remove this receive.
-                """
-            ])
-    }
-
-    @Test func anEffectThatDoesNotFinishInTimeIsAFailure() async {
-        let failures = await captureFailures {
-            let store = makeLoadStore()
-            store.effectTimeout = .milliseconds(50)
-            store.send(.loadForever)
-            await store.receive(.loaded(.success([])))
-        }
-        #expect(
-            failures.map(\.message) == [
-                """
-                Expected to receive .loaded(.success([])), but the effect .load did not finish within 0.05 seconds.
-                Make the effect finish (a mock dependency that returns at once), or raise effectTimeout.
-                """
-            ])
+        #expect(failures.isEmpty)
     }
 
     @Test func aWrongStateAfterReceiveNamesTheReceivedAction() async {
@@ -133,6 +84,136 @@ import Testing
                 −   nil
                 +   [1, 2, 3]
                 Fix the expectation closure, or the handler if the state is wrong.
+                """
+            ])
+    }
+
+    /// A stream's action is received as it is sent, however long the stream runs on after it.
+    /// (From review 14.)
+    @Test func aStreamsActionIsReceivedWhileTheStreamRunsOn() async {
+        let listening = StoreActionHandler<LoadKey, LoadAction, Void> { state, action, _ in
+            switch action {
+            case .stream:
+                return .run(id: LoadID.stream) { send in
+                    await send(.streamed(1))
+                    try? await Task.sleep(for: .seconds(60))  // listens for more, which never come
+                }
+            case .streamed(let value):
+                state.set(value: [value], forKey: .items)
+            default:
+                break
+            }
+            return .none
+        }
+        let failures = await captureFailures {
+            let store = TestStore(initialValues: [:], actionHandler: listening, dependency: ())
+            store.effectTimeout = .milliseconds(300)
+            store.send(.stream(count: 1))
+            await store.receive(.streamed(1)) { $0.set(value: [1], forKey: .items) }
+            #expect(store.runningEffectIDs == [AnyHashable(LoadID.stream)])
+            store.cancel(id: LoadID.stream)
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    /// A `receive` that gave up on an effect waiting outside the test store leaves it running (the
+    /// failure says so); `finish()` reports it and cancels it, and the cancelled effect ends.
+    @Test(arguments: [false, true])
+    func aReceiveThatTimesOutLeavesTheEffectToFinish(synchronous: Bool) async {
+        let probe = TickerProbe()
+        let failures = await captureFailures {
+            let store = TestStore(initialValues: [:], actionHandler: tickerHandler, dependency: probe)
+            store.effectTimeout = .milliseconds(30)
+            store.send(.startTicking)
+            if synchronous {
+                let receive: () -> Void = { store.receive(.done) }  // the synchronous form
+                receive()
+            } else {
+                await store.receive(.done)
+            }
+            #expect(store.runningEffectIDs == [AnyHashable(LoadID.stream)])
+            await store.finish()
+        }
+        #expect(failures.count == 2)
+        #expect(failures.first?.message.contains("waited for 0.03 seconds on something outside") == true)
+        #expect(failures.last?.message.contains("the effect .stream is still running") == true)
+        #expect(await eventually { probe.hasStopped }, "the cancelled effect never ended")
+    }
+
+    /// Cancelling the task that awaits `receive` ends the wait at once, and cancels the effects,
+    /// which end.
+    @Test func cancellingTheWaitingTaskEndsTheReceiveAndTheEffects() async {
+        let probe = TickerProbe()
+        let failures = LockedList<CapturedFailure>()
+        let receiveLine = LockedList<UInt>()
+        let started = ContinuousClock.now
+        let waiting = Task {
+            let captured = await captureFailures {
+                let store = TestStore(initialValues: [:], actionHandler: tickerHandler, dependency: probe)
+                store.effectTimeout = .seconds(600)
+                store.send(.startTicking)
+                receiveLine.append(#line + 1)
+                await store.receive(.done)
+                #expect(store.runningEffectIDs.isEmpty)
+            }
+            for failure in captured { failures.append(failure) }
+        }
+        defer { waiting.cancel() }
+        try? await Task.sleep(for: .milliseconds(30))
+        waiting.cancel()
+        #expect(await eventually { failures.values.count == 1 })
+        #expect(ContinuousClock.now - started < .seconds(60), "the receive waited for its timeout")
+        #expect(
+            failures.values == [
+                CapturedFailure(
+                    message: """
+                        Expected to receive .done, but the task awaiting it was cancelled.
+                        The effects still running were cancelled with it.
+                        """,
+                    line: receiveLine.values.first ?? 0)
+            ])
+        #expect(await eventually { probe.hasStopped }, "the cancelled effect never ended")
+    }
+
+    /// An effect cancelled while a `receive` waits for it delivers nothing, as in the app: a `run`
+    /// effect's sends, or those of a concatenation's step, are dropped, and the receive fails.
+    /// (From review 11, and from the test store's step order tests.)
+    @Test(arguments: [false, true])
+    func anEffectCancelledWhileAReceiveWaitsForItDeliversNothing(inConcatenation: Bool) async {
+        let (gate, reachedGate) = (AsyncGate(), LockedList<Bool>())
+        let handler = StoreActionHandler<LoadKey, LoadAction, Void> { state, action, _ in
+            switch action {
+            case .stream:
+                let run = ActionEffect<LoadAction>.run(id: LoadID.stream) { send in
+                    reachedGate.append(true)
+                    await gate.wait()
+                    await send(.streamed(1))
+                    await send(.streamed(2))
+                }
+                return inConcatenation ? .concatenate(id: LoadID.load, run) : run
+            case .streamed(let value):
+                state.set(value: [value], forKey: .items)
+            default:
+                break
+            }
+            return .none
+        }
+        let failures = await captureFailures {
+            let store = TestStore(initialValues: [:], actionHandler: handler, dependency: ())
+            store.send(.stream(count: 2))
+            async let received: Void = store.receive(.streamed(1)) { $0.set(value: [1], forKey: .items) }
+            #expect(await eventually { !reachedGate.values.isEmpty })
+            store.cancel(id: inConcatenation ? LoadID.load : LoadID.stream)
+            gate.open()
+            await received
+            #expect(store.receivedActions.isEmpty)
+            #expect(store.store.get(.items, as: [Int].self) == nil)
+        }
+        #expect(
+            failures.map(\.message) == [
+                """
+                Expected to receive .streamed(1), but no effect is running and no action was received.
+                Send the action that starts the effect first, or remove this receive.
                 """
             ])
     }

@@ -5,7 +5,7 @@ import Testing
 /// An effect holds a user's closure, and so whatever it captured; an output or failure handler is a
 /// user's closure too. When one is let go of, its captures' `deinit` may call the test store: that
 /// must happen with none of the test store's (or the store's) locks held.
-@Suite struct TestStoreReleaseTests {
+@Suite(.timeLimit(.minutes(1))) struct ReleaseTests {
     /// Runs `onRelease` when released.
     final class Probe: @unchecked Sendable {
         let onRelease: @Sendable () -> Void
@@ -128,5 +128,43 @@ import Testing
         TestStoreFailure.handler = previous
         #expect(probes.blocked.values.isEmpty, "the failure handler was released inside its lock")
         #expect(probes.seen.values.count == 1)
+    }
+
+    /// A concatenation whose id `finish()` cancels is released with no lock held: its id, a user's
+    /// value, may read the test store when it goes. (From review 14, where the test store's queue
+    /// released it inside its lock.)
+    @Test func aConcatenationFinishCancelsIsReleasedWithNoLockHeld() async {
+        let probes = Probes<[AnyHashable]>()
+        let reference = StoreReference()
+        let handler = StoreActionHandler<Int, Action, Void> { _, action, _ in
+            guard case .startConcatenation = action else { return .none }
+            return .concatenate(
+                id: ProbedID { probes.read("runningEffectIDs") { reference.store?.runningEffectIDs ?? [] } },
+                ActionEffect {
+                    try? await Task.sleep(for: .seconds(60))
+                    return nil
+                })
+        }
+        let failures = await captureFailures {
+            let store = TestStore(initialValues: [:], actionHandler: handler, dependency: ())
+            reference.store = store
+            store.effectTimeout = .milliseconds(30)
+            store.send(.startConcatenation)
+            await store.finish()
+            #expect(await eventually { !probes.seen.values.isEmpty })
+        }
+        #expect(failures.count == 1)
+        #expect(probes.blocked.values.isEmpty, "the concatenation's id was released inside a lock")
+        #expect(probes.seen.values.count == 1)
+    }
+
+    /// An effect id that runs `onRelease` when its last copy goes. All are equal, so a new one names
+    /// the running one.
+    final class ProbedID: Hashable, @unchecked Sendable {
+        let onRelease: @Sendable () -> Void
+        init(_ onRelease: @escaping @Sendable () -> Void) { self.onRelease = onRelease }
+        deinit { onRelease() }
+        static func == (lhs: ProbedID, rhs: ProbedID) -> Bool { true }
+        func hash(into hasher: inout Hasher) {}
     }
 }

@@ -48,7 +48,7 @@ func makeCartStore() -> (shop: Store<ShopKey, ShopAction, Void>, cart: Store<Sho
     return (shop, cart)
 }
 
-@Suite struct TestStoreScopedTests {
+@Suite(.timeLimit(.minutes(1))) struct ScopedStoreTests {
     @Test func aScopedStoreForwardsToItsParentAndSeesItsWrites() async {
         let (shop, cart) = makeCartStore()
         let failures = await captureFailures {

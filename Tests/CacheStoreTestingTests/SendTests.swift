@@ -1,7 +1,9 @@
 import CacheStoreTesting
+import Foundation
 import Testing
 
-@Suite struct TestStoreSendTests {
+/// `send`: the change of the action sent, checked exhaustively; its effects started as in the app.
+@Suite(.timeLimit(.minutes(1))) struct SendTests {
     @Test func aCorrectExpectationReportsNothing() async {
         let failures = await captureFailures {
             let store = makeLoadStore(initialValues: [.page: 1])
@@ -156,12 +158,14 @@ import Testing
                 state = CacheStore(initialValues: [.page: 2, .error: "old"])
             }
             store.store.handle(action: .stopLoading)  // a change the replacing cache never saw
+            await store.receive(.stopLoading) { $0.set(value: false, forKey: .isLoading) }
             store.send(.nextPage) { $0.set(value: 3, forKey: .page) }
         }
         #expect(failures.isEmpty)
     }
 
-    @Test func theEffectIsQueuedNotRun() async {
+    /// `send` starts the effect as a store does, but does not run it: it runs inside `receive`.
+    @Test func sendStartsTheEffectButDoesNotRunIt() async {
         let failures = await captureFailures {
             let store = makeLoadStore(LoadDependency(fetch: { fatalError("must not run") }, pageSize: { 0 }))
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
@@ -172,7 +176,7 @@ import Testing
         #expect(failures.isEmpty)
     }
 
-    @Test func aCancelEffectRemovesTheQueuedEffectWithItsID() async {
+    @Test func aCancelEffectCancelsTheEffectWithItsID() async {
         let failures = await captureFailures {
             let store = makeLoadStore()
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
@@ -184,7 +188,7 @@ import Testing
         #expect(failures.isEmpty)
     }
 
-    @Test func aNewEffectReplacesAQueuedOneWithTheSameID() async {
+    @Test func aNewEffectReplacesTheRunningOneWithItsID() async {
         let failures = await captureFailures {
             let store = makeLoadStore()
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
@@ -195,5 +199,132 @@ import Testing
             store.cancel(id: LoadID.load)
         }
         #expect(failures.isEmpty)
+    }
+
+    /// A replaced effect's work still runs, as in the app: its task runs, cancelled, so a settings
+    /// save replaced by a newer one reaches the dependency twice; its action is not received.
+    @Test func aReplacedEffectsWorkStillRunsAsInTheApp() async {
+        let saves = LockedList<String>()
+        let failures = await captureFailures {
+            let store = TestStore(initialValues: [:], actionHandler: settingsHandler, dependency: saves)
+            store.send(.save("dark"))
+            store.send(.save("light"))
+            #expect(saves.values.isEmpty, "send ran an effect")
+            await store.receive(.saved("light")) { $0.set(value: "light", forKey: .items) }
+            await store.finish()
+            #expect(store.receivedActions.isEmpty)
+        }
+        #expect(failures.map(\.message) == [])
+        #expect(saves.values == ["dark (cancelled)", "light"])
+    }
+
+    /// An immediate action (`ActionEffect(.nextPage)`) is handled before `send` returns, as in the
+    /// app, and received: the effect beside it has not run yet.
+    @Test func anImmediateActionIsHandledBeforeSendReturnsAndReceived() async {
+        let failures = await captureFailures {
+            let store = makeLoadStore(initialValues: [.page: 1])
+            store.send(.loadAndPage)
+            #expect(store.store.get(.page, as: Int.self) == 2)
+            #expect(store.receivedActions.count == 1)
+            #expect(store.runningEffectIDs == [AnyHashable(LoadID.load)])
+            await store.receive(.nextPage) { $0.set(value: 2, forKey: .page) }
+            await store.receive(.loaded(.success([1, 2, 3]))) { state in
+                state.set(value: false, forKey: .isLoading)
+                state.set(value: [1, 2, 3], forKey: .items)
+            }
+        }
+        #expect(failures.isEmpty)
+    }
+
+    /// With exhaustivity on, a `send` while an action is received and not asserted fails (the app
+    /// handled that action first); the action is then forgotten, and the next `send` passes.
+    @Test func aSendWhileAReceivedActionIsUnassertedFailsOnce() async {
+        var sendLine: UInt = 0
+        let failures = await captureFailures {
+            let store = makeLoadStore(initialValues: [.page: 1])
+            store.send(.loadAndPage)
+            sendLine = #line + 1
+            store.send(.stopLoading) { $0.set(value: false, forKey: .isLoading) }
+            store.send(.nextPage) { $0.set(value: 3, forKey: .page) }
+        }
+        #expect(failures.map(\.line) == [sendLine])
+        #expect(failures.first?.message.hasPrefix("Expected to send .stopLoading, but an action was received") == true)
+    }
+
+    /// The dependency can be replaced between steps, without a new test store: a mock that answers
+    /// differently the second time.
+    @Test func theDependencyCanBeReplacedBetweenSteps() async {
+        let failures = await captureFailures {
+            let store = makeLoadStore()
+            store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+            await store.receive(.loaded(.success([1, 2, 3]))) { state in
+                state.set(value: false, forKey: .isLoading)
+                state.set(value: [1, 2, 3], forKey: .items)
+            }
+            store.dependency = LoadDependency(fetch: { .failure(LoadError(reason: "offline")) }, pageSize: { 5 })
+            #expect(store.dependency.pageSize() == 5)
+            store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+            await store.receive(.loaded(.failure(LoadError(reason: "offline")))) { state in
+                state.set(value: false, forKey: .isLoading)
+                state.set(value: #"LoadError(reason: "offline")"#, forKey: .error)
+            }
+            store.send(.touchDependency) { $0.set(value: 5, forKey: .page) }
+        }
+        #expect(failures.isEmpty)
+    }
+
+    /// A test store over a store that handles its actions on the main actor keeps that promise: its
+    /// handler runs on the main queue, even for a `send` from a test off the main actor.
+    /// (From review 8.)
+    @Test func aTestStoreOverAMainActorStoreRunsItsHandlerOnTheMainQueue() async {
+        let onMainQueue = LockedList<Bool>()
+        let store = Store<LoadKey, LoadAction, Void>(
+            initialValues: [:],
+            actionHandler: StoreActionHandler { _, _, _ in
+                onMainQueue.append(MainQueueCheck.isCurrent)
+                return .none
+            },
+            dependency: (),
+            isolation: .mainActor)
+        let failures = await captureFailures {
+            let testStore = TestStore(store: store)
+            testStore.send(.nextPage)
+        }
+        #expect(failures.map(\.message) == [])
+        #expect(onMainQueue.values == [true], "the handler ran off the main queue")
+    }
+}
+
+enum SettingsAction: Equatable, Sendable {
+    case save(String)
+    case saved(String)
+}
+
+enum SettingsID: Hashable { case save }
+
+/// `.save` saves the settings through the dependency under one id: a newer save replaces the one
+/// running. The dependency records each call, and whether its task was cancelled by then.
+let settingsHandler = StoreActionHandler<LoadKey, SettingsAction, LockedList<String>> { state, action, saves in
+    switch action {
+    case .save(let settings):
+        return ActionEffect(id: SettingsID.save) {
+            saves.append(Task.isCancelled ? "\(settings) (cancelled)" : settings)
+            return .saved(settings)
+        }
+    case .saved(let settings):
+        state.set(value: settings, forKey: .items)
+        return .none
+    }
+}
+
+/// Whether code runs on the main queue, where the main actor runs (on Linux a worker thread may
+/// serve it, so `Thread.isMainThread` is not the test).
+enum MainQueueCheck {
+    private static let key = DispatchSpecificKey<Bool>()
+    private static let marked: Void = DispatchQueue.main.setSpecific(key: key, value: true)
+
+    static var isCurrent: Bool {
+        marked
+        return DispatchQueue.getSpecific(key: key) == true
     }
 }

@@ -1,7 +1,7 @@
 import CacheStoreTesting
 import Testing
 
-@Suite struct UnimplementedTests {
+@Suite(.timeLimit(.minutes(1))) struct UnimplementedTests {
     @Test func callingAnUnimplementedDependencyFailsAndReturnsThePlaceholder() async {
         var madeAt: UInt = 0
         let failures = await captureFailures {

@@ -88,7 +88,7 @@ private struct LargeValue: Equatable {
     var a = 1, b = 2, c = 3, d = 4
 }
 
-@Suite struct TestStoreValueComparisonTests {
+@Suite(.timeLimit(.minutes(1))) struct ValueComparisonTests {
     /// The test store first compares values by the bytes an `Any` stores (see `IdenticalValues`); the
     /// verdicts must stay those of the full comparison.
     @Test func equalValuesOfEveryKindOfStorageAreEqual() async {
