@@ -166,10 +166,17 @@ import Testing
 
     /// `send` starts the effect as a store does, but does not run it: it runs inside `receive`.
     @Test func sendStartsTheEffectButDoesNotRunIt() async {
+        let fetched = LockedList<Bool>()
         let failures = await captureFailures {
-            let store = makeLoadStore(LoadDependency(fetch: { fatalError("must not run") }, pageSize: { 0 }))
+            let store = makeLoadStore(
+                LoadDependency(
+                    fetch: {
+                        fetched.append(true)
+                        return .success([])
+                    }, pageSize: { 0 }))
             store.send(.load) { $0.set(value: true, forKey: .isLoading) }
             #expect(store.runningEffectIDs == [AnyHashable(LoadID.load)])
+            #expect(fetched.values.isEmpty, "send ran the effect")
             store.cancel(id: LoadID.load)
             #expect(store.runningEffectIDs.isEmpty)
         }

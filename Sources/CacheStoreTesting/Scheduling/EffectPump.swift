@@ -32,6 +32,8 @@ final class EffectPump: @unchecked Sendable {
         var sleeps: [TestClock.SleepID: Sleep] = [:]
         /// Whether a thread is running jobs now: one at a time.
         var isRunning = false
+        /// Whether the test store let go of the pump: jobs run on the global concurrent executor.
+        var isReleased = false
 
         var hasJobs: Bool { head < jobs.count }
     }
@@ -142,7 +144,7 @@ final class EffectPump: @unchecked Sendable {
     /// What the pump's alive tasks wait for now.
     var idleness: Idleness {
         state.withLock { state in
-            guard !state.liveTasks.isEmpty else { return .noTasks }
+            guard !state.liveTasks.isEmpty, !state.isReleased else { return .noTasks }
             let asleep = Set(state.sleeps.values.compactMap { $0.effect?.ticket.serial })
             let outside = state.liveTasks.filter { !asleep.contains($0.ticket.serial) }
             guard outside.isEmpty else { return .waitingOutside(outside) }
@@ -160,7 +162,33 @@ final class EffectPump: @unchecked Sendable {
 extension EffectPump: TaskExecutor {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
-        state.withLock { $0.jobs.append(job) }
+        let isReleased = state.withLock { state in
+            if !state.isReleased { state.jobs.append(job) }
+            return state.isReleased
+        }
+        if isReleased { runElsewhere(job) }
+    }
+
+    /// Runs `job` on the global concurrent executor, as the job of an app's effect runs.
+    private func runElsewhere(_ job: UnownedJob) {
+        let executor = UncheckedSendable(asUnownedTaskExecutor())
+        DispatchQueue.global().async { job.runSynchronously(on: executor.value) }
+    }
+}
+
+extension EffectPump {
+    /// Lets go of the pump, for a test store that ends: the jobs waiting, and every job its tasks
+    /// make from now on, run on the global concurrent executor. So the effects the test store
+    /// cancelled run on to their end, as cancelled effects do in the app, and release what they
+    /// hold; nobody would run their jobs here any more.
+    func release() {
+        let waiting = state.withLock { state -> [UnownedJob] in
+            state.isReleased = true
+            defer { (state.jobs, state.head) = ([], 0) }
+            return Array(state.jobs[state.head...])
+        }
+        guard #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) else { return }
+        for job in waiting { runElsewhere(job) }
     }
 }
 

@@ -33,6 +33,7 @@ extension TestStore {
         _ = await makeProgress { false }
         reportLeftovers(
             at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column), ending: "finished")
+        pump.runUntilIdle()  // the effects it cancelled run on to their end, as in the app
     }
 
     /// The synchronous form of ``finish(fileID:file:line:column:)-6m2ad``: it runs what is runnable
@@ -52,6 +53,7 @@ extension TestStore {
         pump.runUntilIdle()
         reportLeftovers(
             at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column), ending: "finished")
+        pump.runUntilIdle()  // the effects it cancelled run on to their end, as in the app
     }
 
     /// The same as the synchronous ``finish(fileID:file:line:column:)-4lvs1``.

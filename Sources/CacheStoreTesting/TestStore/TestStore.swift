@@ -206,6 +206,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     deinit {
         reportLeftovers(at: creation, ending: "was released")
         store.detachTest()
+        pump.release()
     }
 
     /// Sends `action` and checks the state after it exhaustively.
