@@ -60,6 +60,7 @@ extension TestStore {
                     } else {
                         isWorkWaiting = pump.waitForJob(timeout: .milliseconds(1))
                     }
+                    isWorkWaiting = isWorkWaiting || !isWaitingOutside
                 }
                 guard isWorkWaiting || isDone() else { return .timedOut(names) }
             }
@@ -88,18 +89,24 @@ extension TestStore {
         }
     }
 
-    /// Waits until a job comes from outside, or `isDone` holds, or `deadline` passes; returns whether
-    /// it did not time out. Sleeps a millisecond at a time: a main actor running the test can run what
-    /// the effects send it.
+    /// Waits until a job comes from outside, or `isDone` holds, or nothing waits outside any more (an
+    /// effect the pump does not run ended), or `deadline` passes; returns whether it did not time out.
+    /// Sleeps a millisecond at a time: a main actor running the test can run what the effects send it.
     nonisolated(nonsending) private func waitForOutsideWork(
         until deadline: ContinuousClock.Instant, or isDone: () -> Bool
     ) async -> Bool {
         while ContinuousClock.now < deadline {
-            if isDone() || pump.state.withLock({ $0.hasJobs }) { return true }
+            if isDone() || pump.state.withLock({ $0.hasJobs }) || !isWaitingOutside { return true }
             if Task.isCancelled { return false }
             try? await Task.sleep(for: .milliseconds(1))
         }
-        return isDone() || pump.state.withLock { $0.hasJobs }
+        return isDone() || pump.state.withLock { $0.hasJobs } || !isWaitingOutside
+    }
+
+    /// Whether some effect still waits on something outside the test store.
+    private var isWaitingOutside: Bool {
+        if case .waitingOutside = idleness() { return true }
+        return false
     }
 
     /// An effect task's name in messages.
