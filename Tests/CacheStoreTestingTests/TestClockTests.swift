@@ -27,28 +27,27 @@ import Testing
         #expect(ContinuousClock.now - started < .seconds(3_600), "the hour passed in real time")
     }
 
+    /// Sleepers wake in deadline order, those due together in the order they fell asleep. Tasks
+    /// started with `clock.task`, so that each woken one runs before the next wakes (two plain tasks
+    /// woken together run at once, in either order).
     @Test func sleepersWakeInDeadlineOrderEachAtItsDeadline() async throws {
         let clock = TestClock()
         let woken = LockedList<String>()
-        func sleeper(_ name: String, for duration: Duration) -> Task<Void, any Error> {
-            Task {
-                try await clock.sleep(for: duration)
-                woken.append("\(name) at \(clock.now.offset)")
-            }
+        var tasks: [Task<Void, any Error>] = []
+        defer { for task in tasks { task.cancel() } }
+        for (name, seconds) in [("late", 3), ("early", 1), ("tie first", 2), ("tie second", 2)] {
+            tasks.append(
+                clock.task {
+                    try await clock.sleep(for: .seconds(seconds))
+                    woken.append("\(name) at \(clock.now.offset)")
+                })
+            await clock.advance(by: .zero)  // runs it until it sleeps
         }
-        let late = sleeper("late", for: .seconds(3))
-        await waitForSleepers(1, on: clock)
-        let early = sleeper("early", for: .seconds(1))
-        await waitForSleepers(2, on: clock)
-        let tieFirst = sleeper("tie first", for: .seconds(2))
-        await waitForSleepers(3, on: clock)
-        let tieSecond = sleeper("tie second", for: .seconds(2))
-        defer { for task in [late, early, tieFirst, tieSecond] { task.cancel() } }
-        await waitForSleepers(4, on: clock)
+        #expect(clock.sleeperCount == 4)
 
         await clock.advance(by: .seconds(10))
 
-        for task in [late, early, tieFirst, tieSecond] { try await value(of: task) }
+        for task in tasks { try await value(of: task) }
         let expected = [
             "early at 1.0 seconds", "tie first at 2.0 seconds", "tie second at 2.0 seconds", "late at 3.0 seconds",
         ]
