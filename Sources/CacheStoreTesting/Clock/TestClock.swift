@@ -192,10 +192,13 @@ public final class TestClock: Clock, Sendable {
         _ operation: sending @escaping @isolated(any) () async throws -> Success
     ) -> Task<Success, any Error> {
         let box = UncheckedSendable(operation)
+        pump.unnamedTaskMade()
         let run: @Sendable () async throws -> Success = { [pump] in
-            try await EffectPump.$current.withValue(
-                EffectPump.Context(pump: pump, effect: nil)
-            ) { try await box.value() }
+            try await pump.runUnnamedTask {
+                try await EffectPump.$current.withValue(
+                    EffectPump.Context(pump: pump, effect: nil)
+                ) { try await box.value() }
+            }
         }
         if #available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *) {
             return Task(executorPreference: pump, operation: run)

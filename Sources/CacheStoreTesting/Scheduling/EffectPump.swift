@@ -28,6 +28,8 @@ final class EffectPump: @unchecked Sendable {
         var head = 0
         /// The tasks of effects started and not ended, by the node they belong to.
         var liveTasks: [EffectTask] = []
+        /// How many tasks that belong to no effect (those a ``TestClock`` started) are alive.
+        var liveUnnamedTasks = 0
         /// The sleeps on test clocks of this pump's tasks, by sleep.
         var sleeps: [TestClock.SleepID: Sleep] = [:]
         /// Whether a thread is running jobs now: one at a time.
@@ -137,19 +139,33 @@ final class EffectPump: @unchecked Sendable {
         case noTasks
         /// Every alive task sleeps on a test clock: these sleeps.
         case asleep([Sleep])
-        /// Some alive task waits on something outside the pump: these.
+        /// Some alive task waits on something outside the pump: these effects' (none when only
+        /// tasks that belong to no effect do).
         case waitingOutside([EffectTask])
     }
 
     /// What the pump's alive tasks wait for now.
     var idleness: Idleness {
         state.withLock { state in
-            guard !state.liveTasks.isEmpty, !state.isReleased else { return .noTasks }
+            guard !state.liveTasks.isEmpty || state.liveUnnamedTasks > 0, !state.isReleased else { return .noTasks }
             let asleep = Set(state.sleeps.values.compactMap { $0.effect?.ticket.serial })
             let outside = state.liveTasks.filter { !asleep.contains($0.ticket.serial) }
-            guard outside.isEmpty else { return .waitingOutside(outside) }
+            let unnamedAsleep = state.sleeps.values.filter { $0.effect == nil }.count
+            guard outside.isEmpty, state.liveUnnamedTasks <= unnamedAsleep else { return .waitingOutside(outside) }
             return .asleep(state.sleeps.values.sorted { $0.deadline < $1.deadline })
         }
+    }
+
+    /// Counts a task that belongs to no effect alive until `body` returns: so that an advance waits
+    /// for it while it works outside the pump, as for an effect's task.
+    func runUnnamedTask<Success>(_ body: () async throws -> Success) async rethrows -> Success {
+        defer { state.withLock { $0.liveUnnamedTasks -= 1 } }
+        return try await body()
+    }
+
+    /// Notes a task that belongs to no effect, made now and run with ``runUnnamedTask(_:)``.
+    func unnamedTaskMade() {
+        state.withLock { $0.liveUnnamedTasks += 1 }
     }
 
     /// A test clock tells the pump that one of its tasks sleeps on it, or no longer does.
