@@ -165,9 +165,17 @@ public final class TestClock: Clock, Sendable {
         await advance(to: now.advanced(by: duration))
     }
 
+    /// ``advance(by:)`` for a test store's step, whose wait for work from outside the pumps ends at
+    /// `outsideDeadline`, the advance's and the step's together.
+    func advance(by duration: Duration, waitingOutsideUntil outsideDeadline: ContinuousClock.Instant) async {
+        precondition(duration >= .zero, "TestClock.advance(by:) needs a duration of zero or more, not \(duration).")
+        await advance(to: now.advanced(by: duration), waitingOutsideUntil: outsideDeadline)
+    }
+
     /// Moves the clock to each sleeper's deadline in turn, until no task sleeps on it.
     public func run() async {
-        await settle(pumps)
+        var deadlines = OutsideDeadlines(fixed: nil)
+        await settle(pumps, &deadlines)
         while let deadline = state.withLock({ $0.sleepers.map(\.deadline).min() }) {
             await advance(to: deadline)
         }
@@ -224,40 +232,58 @@ public final class TestClock: Clock, Sendable {
         return pumps
     }
 
-    private func advance(to target: Instant) async {
-        await settle(pumps)
+    /// Moves the clock to `target` (see ``advance(by:)``). A task that waits on something outside the
+    /// pumps is waited for up to its pump's timeout in all, over the whole advance, or until
+    /// `outsideDeadline` when a test store's step gives one.
+    private func advance(to target: Instant, waitingOutsideUntil outsideDeadline: ContinuousClock.Instant? = nil) async {
+        var deadlines = OutsideDeadlines(fixed: outsideDeadline)
+        await settle(pumps, &deadlines)
         while let woken = state.withLock({ $0.takeSleepers(dueBy: target) }) {
             for sleeper in woken {
                 sleeper.pump?.noteSleep(sleeper.id, nil)
                 sleeper.continuation.resume()
             }
-            await settle(pumps + woken.compactMap(\.pump))
+            await settle(pumps + woken.compactMap(\.pump), &deadlines)
             await settleBare(woken.filter { $0.pump == nil })
         }
         state.withLock { $0.now = Swift.max($0.now, target) }
-        await settle(pumps)
+        await settle(pumps, &deadlines)
+    }
+
+    /// When an advance stops waiting for each pump's work from outside: its first wait's start plus
+    /// the pump's timeout, so that an advance waits that long in all, however many times it settles.
+    private struct OutsideDeadlines {
+        let fixed: ContinuousClock.Instant?
+        var byPump: [ObjectIdentifier: ContinuousClock.Instant] = [:]
+
+        mutating func deadline(for pump: EffectPump) -> ContinuousClock.Instant {
+            if let fixed { return fixed }
+            if let deadline = byPump[ObjectIdentifier(pump)] { return deadline }
+            let deadline = ContinuousClock.now.advanced(by: pump.outsideTimeout())
+            byPump[ObjectIdentifier(pump)] = deadline
+            return deadline
+        }
     }
 
     /// Runs every job of `pumps` until each task they run sleeps or ends; a task waiting on something
-    /// outside (another thread) is waited for, up to the pump's timeout.
-    private func settle(_ pumps: [EffectPump]) async {
+    /// outside (another thread) is waited for, until the pump's deadline in `deadlines`.
+    private func settle(_ pumps: [EffectPump], _ deadlines: inout OutsideDeadlines) async {
         for pump in pumps {
             while true {
                 pump.runUntilIdle()
                 guard case .waitingOutside = pump.idleness else { break }
-                guard await waitForJob(of: pump) else { break }
+                guard await waitForJob(of: pump, until: deadlines.deadline(for: pump)) else { break }
             }
         }
     }
 
-    /// Waits, without blocking the task's thread, until `pump` has a job or its timeout passed.
-    private func waitForJob(of pump: EffectPump) async -> Bool {
-        let deadline = ContinuousClock.now.advanced(by: pump.outsideTimeout())
+    /// Waits, without blocking the task's thread, until `pump` has a job or `deadline` passed.
+    private func waitForJob(of pump: EffectPump, until deadline: ContinuousClock.Instant) async -> Bool {
         while ContinuousClock.now < deadline {
             if pump.state.withLock({ $0.hasJobs }) { return true }
             try? await Task.sleep(for: .milliseconds(1))
         }
-        return false
+        return pump.state.withLock { $0.hasJobs }
     }
 
     /// Waits until each task in `woken`, which no pump runs, sleeps on the clock again, or for

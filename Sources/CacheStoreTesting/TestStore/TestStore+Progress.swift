@@ -21,9 +21,12 @@ extension TestStore {
 
     /// Runs the store's effects, one job at a time, until `isDone` holds (checked before each job),
     /// or until nothing can run; waits for work that comes from outside the test (another thread, a
-    /// real clock), up to ``effectTimeout`` in all, without blocking the calling thread.
-    nonisolated(nonsending) func makeProgress(until isDone: () -> Bool) async -> Progress {
-        let deadline = ContinuousClock.now.advanced(by: effectTimeout)
+    /// real clock), up to ``effectTimeout`` in all (or until `outsideDeadline`, a step's that has
+    /// waited already), without blocking the calling thread.
+    nonisolated(nonsending) func makeProgress(
+        until isDone: () -> Bool, waitingOutsideUntil outsideDeadline: ContinuousClock.Instant? = nil
+    ) async -> Progress {
+        let deadline = outsideDeadline ?? ContinuousClock.now.advanced(by: effectTimeout)
         while true {
             if isDone() { return .done }
             if pump.runNext() { continue }

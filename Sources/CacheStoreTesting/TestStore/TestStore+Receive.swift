@@ -47,8 +47,18 @@ extension TestStore {
     ) async {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
         PumpRegistry.register(pump)
+        await receive(action, waitingOutsideUntil: nil, at: location, expecting: expecting)
+    }
+
+    /// ``receive(_:fileID:file:line:column:expecting:)-709tl``'s work; its wait for work from outside
+    /// ends at `outsideDeadline` when an advance of the same step has waited already.
+    nonisolated(nonsending) func receive(
+        _ action: Action, waitingOutsideUntil outsideDeadline: ContinuousClock.Instant?, at location: FailureLocation,
+        expecting: (inout CacheStore<Key>) throws -> Void
+    ) async {
         let exhaustivity = self.exhaustivity
-        let progress = await makeProgress { isReceived(action, exhaustivity) }
+        let progress = await makeProgress(
+            until: { isReceived(action, exhaustivity) }, waitingOutsideUntil: outsideDeadline)
         take(action, after: progress, exhaustivity: exhaustivity, at: location, expecting: expecting)
     }
 
@@ -85,8 +95,11 @@ extension TestStore {
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) async {
         PumpRegistry.register(pump)
-        await clock.advance(by: duration)
-        await receive(action, fileID: fileID, file: file, line: line, column: column, expecting: expecting)
+        // One wait for work from outside, effectTimeout in all, for the advance and the receive.
+        let outsideDeadline = ContinuousClock.now.advanced(by: effectTimeout)
+        await clock.advance(by: duration, waitingOutsideUntil: outsideDeadline)
+        let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
+        await receive(action, waitingOutsideUntil: outsideDeadline, at: location, expecting: expecting)
     }
 
     /// The synchronous form of ``receive(_:fileID:file:line:column:expecting:)-709tl``, for
