@@ -231,7 +231,7 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
         var decisions = Scheduler.Decisions()
         let thread = ThreadID.current
         lock.lock()
-        if engine.observer != nil { engine.deliveringEffectID = scheduler.id(of: ticket) }
+        if engine.observer != nil { engine.deliveringEffectID = scheduler.nameInMessages(of: ticket) }
         let ending = scheduler.operationEnded(ticket, hasLast: last != nil, on: thread, into: &decisions)
         lock.unlock()
         if !decisions.isEmpty { carryOut(decisions) }
@@ -258,7 +258,7 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     func deliverInTurn(_ action: Action, from ticket: EffectTicket, origin: ActionOrigin, _ engine: Engine) {
         let thread = ThreadID.current
         let isAdmitted = lock.withLock {
-            if engine.observer != nil { engine.deliveringEffectID = scheduler.id(of: ticket) }
+            if engine.observer != nil { engine.deliveringEffectID = scheduler.nameInMessages(of: ticket) }
             return scheduler.beginDelivery(ticket, on: thread)
         }
         guard isAdmitted else { return }

@@ -473,6 +473,21 @@ struct EffectScheduler {
         contains(ticket) ? nodes[ticket.slot].name.id : nil
     }
 
+    /// The id a test store's failures name the effect of `ticket` by, while it runs: its own given
+    /// id, else that of the nearest composed effect it is a part of that was given one (a debounced
+    /// or throttled effect runs under the debounce's or throttle's id, the id `cancel(id:)` takes),
+    /// else its own.
+    @usableFromInline
+    func nameInMessages(of ticket: Ticket) -> AnyHashable? {
+        guard contains(ticket) else { return nil }
+        var part = ticket
+        while case .anonymous = nodes[part.slot].name, let parent = nodes[part.slot].parent, contains(parent) {
+            if case .given(let id) = nodes[parent.slot].name { return id }
+            part = parent
+        }
+        return nodes[ticket.slot].name.id
+    }
+
     // MARK: - Internals: placement, naming, slots
 
     /// Where a new node goes, in ``admit(_:)``'s answer.
