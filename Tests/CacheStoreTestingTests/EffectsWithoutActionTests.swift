@@ -65,6 +65,30 @@ let trackHandler = StoreActionHandler<LoadKey, TrackAction, LockedList<String>> 
             ])
     }
 
+    /// A concatenation's immediate step, handled once the effect before it has ended, is an action
+    /// received meanwhile, named by where it came from.
+    @Test func anImmediateActionReceivedMeanwhileIsAFailure() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:],
+                actionHandler: StoreActionHandler<LoadKey, TrackAction, Void> { _, action, _ in
+                    guard case .open = action else { return .none }
+                    return .concatenate(ActionEffect { nil }, ActionEffect(.opened))
+                },
+                dependency: ())
+            store.send(.open(1))
+            await store.runEffectExpectingNoAction()
+        }
+        #expect(
+            failures.map(\.message) == [
+                """
+                Expected an effect to finish without an action, but .opened was received from a handler that \
+                returned it at once (ActionEffect(action)).
+                Receive the action with receive(_:) instead.
+                """
+            ])
+    }
+
     @Test func nothingRunningIsAFailure() {
         var runLine: UInt = 0
         let failures = captureFailuresSynchronously {

@@ -153,9 +153,9 @@ import Testing
             failures == [
                 CapturedFailure(
                     message: """
-                        Expected to receive .debounced, but .immediate was received first (returned at once by a \
-                        handler (ActionEffect(action))): received actions are first in, first out, and .debounced \
-                        is number 2 of the 2 received.
+                        Expected to receive .debounced, but .immediate was received first (from a handler that \
+                        returned it at once (ActionEffect(action))): received actions are first in, first out, and \
+                        .debounced is number 2 of the 2 received.
                         Receive .immediate first, or fix the order the test expects.
                         """,
                     line: receiveLine)
@@ -210,6 +210,7 @@ import Testing
         #expect(failures.count == 1)
         for failure in failures {
             #expect(!failure.message.contains("AnonymousEffectID"), "\(failure.message)")
+            #expect(failure.message.hasPrefix("Received an unexpected action from an effect without an id"))
         }
     }
 
@@ -228,8 +229,8 @@ import Testing
                 CapturedFailure(
                     message: """
                         Expected to send .stopLoading, but 2 actions were received and not asserted:
-                          .nextPage returned at once by a handler (ActionEffect(action))
-                          .nextPage sent with store.handle(action:), around the test store
+                          .nextPage from a handler that returned it at once (ActionEffect(action))
+                          .nextPage from store.handle(action:), around the test store
                         The store handled them before this action: receive .nextPage first, with receive(_:), or \
                         turn exhaustivity off.
                         """,

@@ -356,4 +356,9 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     func id(of ticket: EffectTicket) -> AnyHashable? {
         lock.withLock { scheduler.id(of: ticket) }
     }
+
+    /// The id a test store's failures name the effect of `ticket` by, while it runs.
+    func nameInMessages(of ticket: EffectTicket) -> AnyHashable? {
+        lock.withLock { scheduler.nameInMessages(of: ticket) }
+    }
 }

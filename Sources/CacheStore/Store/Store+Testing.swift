@@ -187,9 +187,10 @@ extension Store {
         engine.existingEffects?.runningEffects ?? []
     }
 
-    /// The id of the effect of `ticket`, while it runs.
+    /// The id a test store's failures name the effect of `ticket` by, while it runs: its own, or
+    /// that of the composed effect it runs under (see `EffectScheduler.nameInMessages(of:)`).
     package func effectID(of ticket: EffectTicket) -> AnyHashable? {
-        engine.existingEffects?.id(of: ticket)
+        engine.existingEffects?.nameInMessages(of: ticket)
     }
 
     /// Cancels every effect running or waiting now.

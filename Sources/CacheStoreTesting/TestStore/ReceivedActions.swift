@@ -11,12 +11,13 @@ struct HandledAction<Key: Hashable & SendableMetatype, Action>: @unchecked Senda
     /// The id of the effect that sent or returned it, named when it was handled.
     let effectID: AnyHashable?
 
-    /// Where it came from, for messages: "from the effect .load".
+    /// Where it came from, for messages, as a phrase that follows "was received": "from the effect
+    /// .load".
     var source: String {
         switch origin {
-        case .sent: "sent with store.handle(action:), around the test store"
-        case .immediate: "returned at once by a handler (ActionEffect(action))"
-        case .effect: effectID.map { "from the effect \(ValueDump.inline($0.base))" } ?? "from an effect"
+        case .sent: "from store.handle(action:), around the test store"
+        case .immediate: "from a handler that returned it at once (ActionEffect(action))"
+        case .effect: "from \(EffectName.of(effectID))"
         }
     }
 }

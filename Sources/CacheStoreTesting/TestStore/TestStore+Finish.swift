@@ -157,9 +157,10 @@ extension TestStore {
         guard !unreceived.isEmpty || !running.isEmpty else { return }
         var lines: [String] = running.map { effect in
             let what =
-                effect.waitsUntil.map { "waits until \($0.instant) (a debounce or throttle)" } ?? "is still running"
+                effect.waitsUntil.map { "waits until \(EffectName.of(instant: $0.instant)) (a debounce or throttle)" }
+                ?? "is still running"
             let origin = steps[effect.startedBy].map { "started by \($0.action) at \($0.location.text)" } ?? ""
-            return "  the effect \(ValueDump.inline(effect.id.base)) \(what)\(origin.isEmpty ? "" : ", \(origin)")"
+            return "  \(EffectName.of(effect.id)) \(what)\(origin.isEmpty ? "" : ", \(origin)")"
         }
         lines += unreceived.map { "  \(ValueDump.inline($0.action)) was received \($0.source), and not asserted" }
         let exhaustivity = self.exhaustivity

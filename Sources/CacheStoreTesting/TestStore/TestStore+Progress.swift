@@ -82,13 +82,13 @@ extension TestStore {
         case .asleep(let sleeps):
             return .progress(.asleep(sleeps))
         case .waitingOutside(let tasks):
-            return .waitingOutside(tasks.map(Self.name(of:)))
+            return .waitingOutside(tasks.map(name(of:)))
         case .noTasks:
             // No task of the test store's runs, but the store may still be delivering (to the main
             // actor, or from effects it ran before the test store was made).
             let running = store.runningEffects
             guard !running.isEmpty else { return .progress(.nothingRunning) }
-            return .waitingOutside(running.map { "the effect \(ValueDump.inline($0.id.base))" })
+            return .waitingOutside(running.map { EffectName.of($0.id) })
         }
     }
 
@@ -112,10 +112,11 @@ extension TestStore {
         return false
     }
 
-    /// An effect task's name in messages.
-    static func name(of effect: EffectTask) -> String {
-        let id = ValueDump.inline(effect.identity.id.base)
-        return effect.isTimer ? "the wait of \(id) (a debounce or throttle)" : "the effect \(id)"
+    /// An effect task's name in messages: by the id the effect runs under (a debounce's or
+    /// throttle's, for a debounced or throttled effect).
+    func name(of effect: EffectTask) -> String {
+        let id = store.effectID(of: effect.ticket) ?? effect.identity.id
+        return effect.isTimer ? "the wait of \(ValueDump.inline(id.base)) (a debounce or throttle)" : EffectName.of(id)
     }
 
     /// The failure of a step that expected `expectation` and stopped for `progress`: why, and what to
@@ -128,7 +129,7 @@ extension TestStore {
                 Send the action that starts the effect first, or remove this \(call).
                 """
         case .asleep, .timedOut, .cancelled:
-            return "\(expectation), but \(reason(progress)).\n\(advice(progress))."
+            return "\(expectation), but \(reason(progress)).\n\(advice(progress, call: call))."
         }
     }
 
@@ -139,7 +140,7 @@ extension TestStore {
             return "no effect is running"
         case .asleep(let sleeps):
             let list = sleeps.map { sleep in
-                let name = sleep.effect.map(Self.name(of:)) ?? "a task"
+                let name = sleep.effect.map(name(of:)) ?? "a task"
                 return "\(name) sleeps until \(sleep.deadline.offset) (the clock is at \(sleep.clock.now.offset))"
             }
             return "every effect waits on a TestClock: \(list.joined(separator: "; "))"
@@ -153,13 +154,15 @@ extension TestStore {
         }
     }
 
-    /// What to do about a step that stopped for `progress`: a sentence without its period.
-    func advice(_ progress: Progress) -> String {
+    /// What to do about a step, `call`, that stopped for `progress`: a sentence without its period.
+    func advice(_ progress: Progress, call: String) -> String {
         switch progress {
         case .done, .nothingRunning:
             "Send the action that starts the effect first"
         case .asleep:
-            "Advance the clock: await clock.advance(by:), or receive(_:after:on:)"
+            call == "receive"
+                ? "Advance the clock: await clock.advance(by:), or receive(_:after:on:)"
+                : "Advance the clock: await clock.advance(by:)"
         case .timedOut:
             "Give the effect a dependency that answers at once or sleeps on a TestClock, or raise effectTimeout"
         case .cancelled:
