@@ -80,4 +80,20 @@ final class XCTestReportingTests: XCTestCase {
             state.set(value: [7], forKey: .items)
         }
     }
+
+    /// The synchronous `receive`, on the main thread, of a store that handles its actions on the main
+    /// actor: each action the effect sends waits for the main queue, which the receive keeps running.
+    func testSynchronousReceiveOnTheMainThreadOfAMainActorStore() {
+        XCTAssertTrue(Thread.isMainThread)
+        let store = TestStore(
+            store: Store(initialValues: [:], actionHandler: loadHandler, dependency: .mock, isolation: .mainActor))
+        store.effectTimeout = .seconds(2)  // a deadlock fails the test in 2 s instead of hanging it
+        let failures = capturingFailures {
+            store.send(.stream(count: 2))
+            store.receive(.streamed(1)) { $0.set(value: [1], forKey: .items) }
+            store.receive(.streamed(2)) { $0.set(value: [1, 2], forKey: .items) }
+            store.finish()
+        }
+        XCTAssertEqual(failures.map(\.description), [])
+    }
 }

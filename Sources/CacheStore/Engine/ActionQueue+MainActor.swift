@@ -57,6 +57,21 @@ extension ActionQueue {
         }
     }
 
+    /// On the main queue, for a test store's step: runs `body` in the turn, after the work queued for
+    /// the main queue, which it runs here first (the drain scheduled on the main queue cannot run while
+    /// the main queue waits for it); at once when this thread is handling the tree.
+    func inTurnOnMainQueue<Result>(_ body: () -> Result) -> Result {
+        if isHandlingThread { return body() }
+        return withoutActuallyEscaping(body) { body in
+            var result: Result?
+            // Only code on the main queue takes the turn, and this is the main queue: the turn is free
+            // or waits for it, so `performOnMainQueue` runs the queued work and `body` before it returns.
+            performOnMainQueue { result = body() }
+            guard let result else { preconditionFailure("the main queue found its tree's turn taken elsewhere") }
+            return result
+        }
+    }
+
     /// On the main queue: runs the queued work, unless the main queue is handling the tree already
     /// (its turn's end drains it).
     func drainOnMainQueue() {

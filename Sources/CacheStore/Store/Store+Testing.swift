@@ -208,13 +208,16 @@ extension Store {
 
     /// Runs `body` in the turn on the main queue, for a store that handles its actions on the main
     /// actor: a test store's step from another thread waits there, so that the handler runs where the
-    /// store promises. A thread that holds a turn never waits: `body` then runs here.
+    /// store promises. A thread that holds a turn never waits: `body` then runs here. On the main queue,
+    /// the work queued for it runs first, here: waiting for the main queue's own drain from the main
+    /// queue would never end.
     @usableFromInline
     func inTurnOnMainActor<Result>(_ body: () -> Result) -> Result {
-        guard !MainQueue.isCurrent, !cachestore_holds_turn() else { return engine.queue.inTurn(body) }
+        if MainQueue.isCurrent { return engine.queue.inTurnOnMainQueue(body) }
+        guard !cachestore_holds_turn() else { return engine.queue.inTurn(body) }
         return withoutActuallyEscaping(body) { body in
             let work = UncheckedSendable((engine.queue, body))
-            return DispatchQueue.main.sync { UncheckedSendable(work.value.0.inTurn(work.value.1)) }.value
+            return DispatchQueue.main.sync { UncheckedSendable(work.value.0.inTurnOnMainQueue(work.value.1)) }.value
         }
     }
 

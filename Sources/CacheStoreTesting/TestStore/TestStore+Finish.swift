@@ -50,10 +50,19 @@ extension TestStore {
         line: UInt = #line,
         column: UInt = #column
     ) {
-        pump.runUntilIdle()
+        runWhatIsRunnable()
         reportLeftovers(
             at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column), ending: "finished")
         pump.runUntilIdle()  // the effects it cancelled run on to their end, as in the app
+    }
+
+    /// Runs the jobs runnable now, and what they hand to the store's turn, until neither is left: a
+    /// main-actor store's work waits for the main queue, which a step on the main thread runs itself.
+    func runWhatIsRunnable() {
+        repeat {
+            pump.runUntilIdle()
+            store.inTurn {}
+        } while pump.state.withLock { $0.hasJobs }
     }
 
     /// The same as the synchronous ``finish(fileID:file:line:column:)-4lvs1``.
@@ -148,6 +157,7 @@ extension TestStore {
     /// `location` (or logs them, with exhaustivity off); then cancels the effects and forgets the
     /// actions.
     func reportLeftovers(at location: FailureLocation, ending: String) {
+        store.inTurn {}  // what the effects handed to the store's turn (a main-actor store's) first
         let (unreceived, steps) = received.withLock { received in
             defer { (received.pending, received.history) = ([], []) }
             return (received.pending, received.steps)
