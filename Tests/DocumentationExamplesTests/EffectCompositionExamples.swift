@@ -127,8 +127,8 @@ final class SuggestBackend: Sendable {
         await clock.advance(by: .seconds(1))
         await store.receive(.suggestions(["swift!"]))
 
+        // The save runs, then the concatenation's immediate step: .saved is received.
         store.send(.save)
-        await store.runEffectExpectingNoAction()
         await store.receive(.saved)
         #expect(backend.saved.withLock { $0 } == [["swift!"]])
 

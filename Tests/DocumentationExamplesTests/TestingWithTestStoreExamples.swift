@@ -12,6 +12,7 @@ enum FeedAction: Equatable {
     case load
     case loaded([String])
     case stop
+    case refresh
     case open(String)
 }
 
@@ -36,6 +37,8 @@ let feedHandler = FeedHandler { state, action, client in
     case .stop:
         state.set(value: false, forKey: .isLoading)
         return .cancel(id: FeedID.load)
+    case .refresh:
+        return .merge(ActionEffect(.stop), ActionEffect(.load))
     case .open(let title):
         return ActionEffect {
             client.track("open \(title)")
@@ -57,6 +60,18 @@ let feedHandler = FeedHandler { state, action, client in
     store.send(.load) { state in
         state.set(value: true, forKey: .isLoading)
     }
+    await store.receive(.loaded(["Hello"])) { state in
+        state.set(value: false, forKey: .isLoading)
+        state.set(value: ["Hello"], forKey: .posts)
+    }
+}
+
+@Test func refreshingReceivesTheImmediateActionsFirst() async {
+    let store = TestStore(
+        initialValues: [:], actionHandler: feedHandler, dependency: FeedClient(fetch: { ["Hello"] }, track: { _ in }))
+    store.send(.refresh)
+    await store.receive(.stop) { $0.set(value: false, forKey: .isLoading) }
+    await store.receive(.load) { $0.set(value: true, forKey: .isLoading) }
     await store.receive(.loaded(["Hello"])) { state in
         state.set(value: false, forKey: .isLoading)
         state.set(value: ["Hello"], forKey: .posts)
@@ -89,16 +104,32 @@ let feedHandler = FeedHandler { state, action, client in
     #expect(tracked.withLock { $0 } == ["open Hello"])
 }
 
-@Test func lookingAtTheQueue() {
+@Test func seeingWhatRuns() {
     let store = TestStore(
         initialValues: [:], actionHandler: feedHandler, dependency: FeedClient(fetch: { [] }, track: { _ in }))
     store.send(.load) { $0.set(value: true, forKey: .isLoading) }
     #expect(store.runningEffectIDs == [AnyHashable(FeedID.load)])
 
     store.send(.stop) { $0.set(value: false, forKey: .isLoading) }
-    store.cancel(id: FeedID.load)
-    store.finish()
     #expect(store.runningEffectIDs.isEmpty)
+    store.finish()
+}
+
+@Test func theDependencyChangesBetweenSteps() async {
+    let store = TestStore(
+        initialValues: [:], actionHandler: feedHandler, dependency: FeedClient(fetch: { ["Hello"] }, track: { _ in }))
+    store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+    await store.receive(.loaded(["Hello"])) { state in
+        state.set(value: false, forKey: .isLoading)
+        state.set(value: ["Hello"], forKey: .posts)
+    }
+
+    store.dependency.fetch = { [] }
+    store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+    await store.receive(.loaded([])) { state in
+        state.set(value: false, forKey: .isLoading)
+        state.set(value: [String](), forKey: .posts)
+    }
 }
 
 enum LookupKey { case query, results }
@@ -154,6 +185,37 @@ let lookupHandler = LookupHandler { state, action, client in
     ) { state in
         state.set(value: ["tea 1"], forKey: .results)
     }
+}
+
+enum TimerKey { case ticks }
+enum TimerAction: Equatable { case startTimer, stopTimer, tick }
+enum TimerID { case timer }
+
+/// A timer that ticks every second on the dependency's clock until stopped.
+let timerHandler = StoreActionHandler<TimerKey, TimerAction, TestClock> { state, action, clock in
+    switch action {
+    case .startTimer:
+        return .run(id: TimerID.timer) { send in
+            while (try? await clock.sleep(for: .seconds(1))) != nil { await send(.tick) }
+        }
+    case .stopTimer:
+        return .cancel(id: TimerID.timer)
+    case .tick:
+        state.update(.ticks, as: Int.self) { $0 = ($0 ?? 0) + 1 }
+        return .none
+    }
+}
+
+@Test func aTimerIsSteppedOnATestClock() async {
+    let clock = TestClock()
+    let store = TestStore(initialValues: [:], actionHandler: timerHandler, dependency: clock)
+    store.send(.startTimer)
+    await clock.advance(by: .seconds(1))
+    await store.receive(.tick) { $0.set(value: 1, forKey: .ticks) }
+    store.send(.stopTimer)
+    await store.finish()
+    await clock.advance(by: .seconds(5))
+    #expect(store.receivedActions.isEmpty)
 }
 
 @Test func loadingShowsThePosts() async {
@@ -236,8 +298,65 @@ let basketHandler = BasketHandler { state, action, _ in
     @Test func leftoverEffects() async throws {
         try expectArticleShows(
             await captureFailureMessages {
+                let store = makeStore {
+                    try? await Task.sleep(for: .seconds(60))  // a server that does not answer
+                    return []
+                }
+                store.effectTimeout = .milliseconds(100)
+                // Where the article's test sends it.
+                store.send(.load, fileID: "FeedTests/FeedTests.swift", line: 12) {
+                    $0.set(value: true, forKey: .isLoading)
+                }
+                await store.finish()
+            })
+    }
+
+    @Test func receivingInAnotherOrder() async throws {
+        try expectArticleShows(
+            await captureFailureMessages {
                 let store = makeStore()
+                store.send(.refresh)
+                await store.receive(.load) { $0.set(value: true, forKey: .isLoading) }
+                await store.receive(.stop) { $0.set(value: false, forKey: .isLoading) }
+                await store.receive(.loaded(["Hello"])) { state in
+                    state.set(value: false, forKey: .isLoading)
+                    state.set(value: ["Hello"], forKey: .posts)
+                }
+            })
+    }
+
+    @Test func anEffectAsleepOnATestClock() async throws {
+        let clock = TestClock()
+        try expectArticleShows(
+            await captureFailureMessages {
+                let store = TestStore(
+                    initialValues: [:], actionHandler: lookupHandler,
+                    dependency: LookupClient(sleep: { try await clock.sleep(for: $0) }, find: { ["\($0) 1"] }))
+                store.send(.queryChanged("tea")) { $0.set(value: "tea", forKey: .query) }
+                await store.receive(.found(["tea 1"]))
+                store.cancel(id: LookupID.debounce)
+            })
+    }
+
+    @Test func nothingRunning() async throws {
+        try expectArticleShows(
+            await captureFailureMessages {
+                let store = makeStore()
+                await store.receive(.loaded(["Hello"]))
+            })
+    }
+
+    @Test func anEffectWaitingOutside() async throws {
+        try expectArticleShows(
+            await captureFailureMessages {
+                let store = makeStore {
+                    try? await Task.sleep(for: .seconds(60))  // a server that does not answer
+                    return []
+                }
+                store.effectTimeout = .milliseconds(100)
                 store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+                await store.receive(.loaded(["Hello"]))
+                store.cancel(id: FeedID.load)
             })
     }
 
@@ -312,12 +431,13 @@ let saveHandler = StoreActionHandler<FeedKey, SaveAction, Void> { _, action, _ i
     }
 }
 
-@Test func composedEffectsStartAsInTheApp() async {
+@Test func composedEffectsRunAsInTheApp() async {
     let store = TestStore(initialValues: [:], actionHandler: saveHandler, dependency: ())
     // .save returns .concatenate(ActionEffect { .saved }, .cancel(id: SyncID.sync))
     store.send(.save)
-    // Queued: the first step only. The cancellation has not run.
-    #expect(store.runningEffectIDs.count == 1)
-    // Received, .saved ends the first step: the second cancels SyncID.sync.
+    // Running: the concatenation and its first step. The cancellation has not run.
+    #expect(store.runningEffectIDs.count == 2)
+    // .saved ends the first step: the second cancels SyncID.sync.
     await store.receive(.saved)
+    #expect(store.runningEffectIDs.isEmpty)
 }

@@ -10,7 +10,7 @@
 /// await store.receive(.loggedIn(user)) { state in  // skips actions received before it
 ///     state.set(value: user, forKey: .user)
 /// }
-/// // effects still queued are no failure
+/// // effects still running are no failure
 /// ```
 ///
 /// ## Topics
@@ -21,21 +21,22 @@
 /// - ``off``
 /// - ``off(showSkippedAssertions:)``
 public enum Exhaustivity: Sendable, Equatable {
-    /// Every key's change is checked, every effect's action must be received in order, and an effect
-    /// left queued when the test store ends is a failure.
+    /// Every key's change is checked, every action received must be received by the test in order,
+    /// and an effect still running when the test store ends is a failure.
     case on
 
     /// Only what the test asserts is checked:
     ///
     /// - `send` and `receive` compare only the keys their expectation closure writes (or, when it
     ///   assigns a whole cache, the keys that cache holds); other changes pass.
-    /// - `receive` runs queued effects in order until one produces the action it names; the actions
-    ///   before it are handled unchecked, as the app would handle them. It fails when the queue runs out
-    ///   first.
-    /// - Effects still queued when the test store ends are dropped, not reported.
+    /// - `receive` lets the effects run until the action it names is received; the actions received
+    ///   before it are skipped (the store handled them, as the app did). It fails when nothing can
+    ///   deliver it.
+    /// - Effects still running and actions left when the test store ends are cancelled and dropped,
+    ///   not reported.
     ///
     /// - Parameter showSkippedAssertions: Whether to log what was not checked (keys changed beyond
-    ///   the expectation, actions skipped, effects left queued) to ``TestStore/skippedAssertionsOutput``.
+    ///   the expectation, actions skipped, what was left) to ``TestStore/skippedAssertionsOutput``.
     case off(showSkippedAssertions: Bool)
 
     /// Non-exhaustive, without listing what was skipped: ``off(showSkippedAssertions:)`` with `false`.
