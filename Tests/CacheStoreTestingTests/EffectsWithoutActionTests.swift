@@ -162,8 +162,7 @@ let trackHandler = StoreActionHandler<LoadKey, TrackAction, LockedList<String>> 
             ])
     }
 
-    /// A debounced effect without an action, run without moving its clock: the failure says to
-    /// advance the clock, not to receive (there is no action to receive).
+    /// A debounced effect without an action run unadvanced: the failure says to advance the clock, not to receive.
     /// (From review 10.)
     @Test func aWaitOnATestClockSaysToAdvanceTheClock() async {
         let clock = TestClock()
@@ -184,9 +183,8 @@ let trackHandler = StoreActionHandler<LoadKey, TrackAction, LockedList<String>> 
             ])
     }
 
-    /// Advancing the clock past the wait runs the debounced effect, to its end: nothing is received,
-    /// nothing is left. (From review 10, where the test store ran it only in
-    /// `runEffectExpectingNoAction()` after the advance.)
+    /// Advancing past the wait runs a debounced effect without an action to its end: nothing received, nothing left.
+    /// (From review 10.)
     @Test func advancingTheClockRunsADebouncedEffectWithoutAnAction() async {
         let clock = TestClock()
         let failures = await captureFailures {

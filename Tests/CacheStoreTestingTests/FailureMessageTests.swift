@@ -97,7 +97,7 @@ import Testing
             ])
     }
 
-    /// A debounce's wait, received without moving its clock, is named as the wait of its id.
+    /// A debounce received without moving its clock says to advance the clock, naming the wait and its deadline.
     /// (From review 9.)
     @Test func aDebounceReceivedWithoutMovingItsClockSaysToAdvanceTheClock() async {
         let clock = TestClock()
@@ -118,7 +118,7 @@ import Testing
             ])
     }
 
-    /// A `receive` whose advance is too short says where the clock stands and when the wait ends.
+    /// A receive whose advance is too short says where the clock stands and when the wait ends.
     /// (From the test store's step order tests.)
     @Test func aReceiveWhoseAdvanceEndsNoWaitSaysWhereTheClockIs() async {
         let clock = TestClock()
@@ -181,7 +181,7 @@ import Testing
             ])
     }
 
-    /// A debounced effect is named by the debounce's id, the id `cancel(id:)` takes.
+    /// A debounced effect's action is named by the debounce's id, the id cancel(id:) takes.
     /// (From review 14.)
     @Test func aDebouncedEffectIsNamedByTheDebouncesID() async {
         let clock = TestClock()
@@ -195,8 +195,8 @@ import Testing
         #expect(failures.first?.message.hasPrefix("Received an unexpected action from the effect .debounce") == true)
     }
 
-    /// A failure about an effect given no id names it as the library names such an effect elsewhere,
-    /// not by an internal type. (From review 8.)
+    /// An effect given no id is named "an effect without an id", not by its id's internal type.
+    /// (From review 8.)
     @Test func aFailureAboutAnEffectWithoutAnIDNamesNoInternalType() async {
         let anonymous = StoreActionHandler<LoadKey, LoadAction, Void> { _, action, _ in
             guard case .load = action else { return .none }

@@ -119,8 +119,7 @@ import Testing
         #expect(failures.count == 1)
     }
 
-    /// Two effects started on one line (a loop) are two leftovers: a throttled effect that ran,
-    /// whose action is left, and the one waiting under its id, named with its deadline.
+    /// Two leftovers started on one line (a throttled effect's action and the wait after it) are each named.
     /// (From review 13.)
     @Test func twoLeftoversStartedOnOneLineAreEachReported() {
         let clock = TestClock()
@@ -155,7 +154,7 @@ import Testing
                 """) == true, "\(failures.map(\.message))")
     }
 
-    /// Once `finish()` has cancelled a concatenation, cancelling its inner one starts nothing of it.
+    /// Once finish() cancelled a concatenation, cancelling its inner one starts nothing of it.
     /// (From review 11.)
     @Test func aConcatenationFinishCancelledStartsNothingWhenItsInnerOneIsCancelled() {
         enum ID: Hashable { case outer, inner }

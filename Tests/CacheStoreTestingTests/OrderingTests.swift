@@ -101,8 +101,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
 
     // MARK: Immediate actions first, then effects, first started first
 
-    /// An immediate action merged after an async effect is received first: it is handled before
-    /// `send` returns, the effect only when the test lets it run. (From review 10.)
+    /// An immediate action merged after an async effect is received first: handled before send returns.
+    /// (From review 10.)
     @Test func anImmediateActionIsReceivedBeforeTheAsyncEffectMergedBeforeIt() async {
         let failures = await captureFailures {
             let store = makeOrderStore { action in
@@ -116,8 +116,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// Immediate actions are received first in, first out: one a received action's handler returns
-    /// comes after those returned before it. (From review 13.)
+    /// Immediate actions are received first in, first out: one a received action returns comes after the others.
+    /// (From review 13.)
     @Test func immediateActionsAreReceivedFirstInFirstOut() async {
         let failures = await captureFailures {
             let store = makeOrderStore { action in
@@ -135,7 +135,7 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// Two immediate actions with a `.cancel(id:)` between them are received in order.
+    /// Two immediate actions with a .cancel(id:) between them are received in order.
     /// (From the test store's step order tests.)
     @Test func immediateActionsAroundACancellationAreReceivedInOrder() async {
         let failures = await captureFailures {
@@ -171,8 +171,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         }
     }
 
-    /// An immediate action is received before an effect's action, even when the test advances a
-    /// clock past the effect's wait first. (From review 16.)
+    /// An immediate action is received before a debounced effect's, even when the test advances past the wait first.
+    /// (From review 16.)
     @Test func anImmediateActionIsReceivedBeforeADebouncedOne() async {
         let clock = TestClock()
         let failures = await captureFailures {
@@ -187,8 +187,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// An effect that does not wait delivers before a clock's advance moves past a debounce started
-    /// beside it, as it delivers in the app before the debounce's wait is over. (From review 16.)
+    /// An effect that does not wait delivers before an advance moves past a debounce started beside it.
+    /// (From review 16.)
     @Test func anEffectThatDoesNotWaitIsReceivedBeforeADebouncedOne() async {
         let clock = TestClock()
         let failures = await captureFailures {
@@ -206,8 +206,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
 
     // MARK: Concatenations
 
-    /// A concatenation of one effect twice runs both steps, one after the other, with an id or
-    /// without. (From review 8.)
+    /// A concatenation of one effect twice runs and delivers both steps, with an id or without.
+    /// (From review 8.)
     @Test(arguments: [true, false])
     func aConcatenationOfOneEffectTwiceDeliversBothSteps(named: Bool) async {
         let failures = await captureFailures {
@@ -224,8 +224,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// A concatenation with an id, twice in a concatenation: the second starts once the first has
-    /// ended, and all four steps are received in turn. (From the test store's step order tests.)
+    /// A concatenation with an id, twice in a concatenation: the second starts once the first ended; all run.
+    /// (From the test store's step order tests.)
     @Test func aConcatenationTwiceInAConcatenationRunsBoth() async {
         let failures = await captureFailures {
             let store = makeOrderStore { action in
@@ -242,7 +242,7 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// The action a step's action's handler returns is received before the next step's.
+    /// The immediate action a step's action returns is received before the next step's action.
     /// (From reviews 10 and 13.)
     @Test(arguments: [false, true])
     func aStepsActionsImmediateActionIsReceivedBeforeTheNextStep(immediateStep: Bool) async {
@@ -265,8 +265,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// A `run` effect's `send` returns once its action was handled, with the immediate action that
-    /// action returned: that one is received before the effect's next action. (From review 10.)
+    /// The immediate action a run effect's action returns is received before the effect's next action.
+    /// (From review 10.)
     @Test func aRunEffectsActionsImmediateActionIsReceivedBeforeItsNextAction() async {
         let failures = await captureFailures {
             let store = makeOrderStore { action in
@@ -288,9 +288,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// A concatenation's immediate step is handled in the turn of the action that returned it,
-    /// before an async effect merged before it delivers; a later step's immediate action, as its
-    /// step starts, before the async effect merged before it in that step. (From review 11.)
+    /// A step's immediate action is received before the async effect merged before it, first step or later.
+    /// (From review 11.)
     @Test(arguments: [false, true])
     func aStepsImmediateActionIsReceivedBeforeAnAsyncEffectMergedBeforeIt(laterStep: Bool) async {
         let failures = await captureFailures {
@@ -309,9 +308,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// A step's action that cancels an effect started beside the concatenation: the next step, an
-    /// immediate action, is received at once; the effect started after the cancelled one delivers
-    /// after it. (From review 11.)
+    /// A step's action that cancels another effect: the next (immediate) step comes at once, the other effects after.
+    /// (From review 11.)
     @Test func theNextStepFollowsAStepsActionThatCancelledAnotherEffect() async {
         let failures = await captureFailures {
             let store = makeOrderStore { action in
@@ -333,10 +331,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// A handler that cancels a concatenation's running step and returns an immediate action: the
-    /// cancelled part ends at once and the next step starts in that turn, so the step's immediate
-    /// action is received before the handler's. (From review 13, whose store handled them the
-    /// other way round: there the next step started once the cancelled task had returned.)
+    /// A cancelled step's next step starts in the turn that cancelled it, before that handler's immediate action.
+    /// (From review 13; its store then handled them the other way round.)
     @Test func aCancelledStepsNextStepStartsInTheTurnThatCancelledIt() async {
         let gate = AsyncGate()
         let failures = await captureFailures {
@@ -363,8 +359,7 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// A concatenation's later step starts once the step before has ended: then, and not before, it
-    /// replaces the effect running under its id; a new effect then replaces it.
+    /// A concatenation's later step replaces the effect under its id once it starts, and not before.
     /// (From the test store's step order tests.)
     @Test func aLaterStepReplacesTheEffectUnderItsIDOnceItStarts() async {
         let failures = await captureFailures {
@@ -387,9 +382,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// A concatenation's `.cancel(id:)` step cancels in its turn: an effect started before the
-    /// concatenation delivers first; one started after it is cancelled once the step before has
-    /// ended. (From review 8, and from the test store's step order tests.)
+    /// A concatenation's .cancel(id:) step cancels in its turn: after effects started before it, before later ones.
+    /// (From review 8, and the test store's step order tests.)
     @Test(arguments: [false, true])
     func aCancelStepCancelsInItsTurn(effectFirst: Bool) async {
         let failures = await captureFailures {
@@ -416,8 +410,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// A concatenation cancelled before its cancel step's turn takes that step with it: the effect
-    /// it would have cancelled delivers. (From the test store's step order tests.)
+    /// A concatenation cancelled before its cancel step's turn takes that step with it.
+    /// (From the test store's step order tests.)
     @Test func aCancelledConcatenationsCancelStepNeverRuns() async {
         let failures = await captureFailures {
             let store = makeOrderStore { action in
@@ -437,9 +431,8 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
         #expect(failures.map(\.message) == [])
     }
 
-    /// A merged step's next step waits for every part: a part that waits leaves its sibling to
-    /// deliver, and the next step starts once it too has ended. (From review 13, where a receive
-    /// gave up on the waiting part.)
+    /// A merged step's part that waits lets its sibling deliver; the next step starts once it too has ended.
+    /// (From review 13, where a receive gave up on the waiting part.)
     @Test func theNextStepWaitsForEveryPartOfAMergedStep() async {
         let gate = AsyncGate()
         let failures = await captureFailures {
@@ -469,7 +462,7 @@ let chainHandler = StoreActionHandler<LoadKey, ChainAction, Void> { state, actio
     }
 
     /// A debounced step cancelled by its id ends its step once: the next steps run in turn.
-    /// (From the test store's step order tests, where a receive gave up on the wait meanwhile.)
+    /// (From the test store's step order tests, where a receive gave up on the wait.)
     @Test func aDebouncedStepCancelledByItsIDEndsItsStepOnce() async {
         let clock = TestClock()
         let failures = await captureFailures {

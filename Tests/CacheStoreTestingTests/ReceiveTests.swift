@@ -140,6 +140,34 @@ import Testing
         #expect(await eventually { probe.hasStopped }, "the cancelled effect never ended")
     }
 
+    /// A step a receive timed out on still runs, and no later step starts, in its concatenation or an outer one.
+    /// (From reviews 10 and 13, where the receive gave up on the step.)
+    @Test(arguments: [false, true])
+    func aStepAReceiveTimedOutOnStillRunsAndNoLaterStepStarts(nested: Bool) async {
+        let gate = AsyncGate()
+        defer { gate.open() }
+        let failures = await captureFailures {
+            let store = makeOrderStore { action in
+                guard action == .start else { return nil }
+                let hanging = ActionEffect<OrderAction> {
+                    await gate.wait()
+                    return .loaded(1)
+                }
+                let step = nested ? .concatenate(id: OrderID.step, hanging) : hanging
+                return .concatenate(id: OrderID.chain, step, ActionEffect { .loaded(2) })
+            }
+            store.effectTimeout = .milliseconds(30)
+            store.send(.start)
+            await store.receive(.loaded(1))
+            #expect(store.receivedActions.isEmpty)
+            #expect(store.runningEffectIDs.first == AnyHashable(OrderID.chain), "the concatenation no longer runs")
+            store.cancel(id: OrderID.chain)
+            #expect(store.runningEffectIDs.isEmpty)
+        }
+        #expect(failures.count == 1)
+        #expect(failures.first?.message.contains("waited for 0.03 seconds on something outside") == true)
+    }
+
     /// Cancelling the task that awaits `receive` ends the wait at once, and cancels the effects,
     /// which end.
     @Test func cancellingTheWaitingTaskEndsTheReceiveAndTheEffects() async {
@@ -175,9 +203,8 @@ import Testing
         #expect(await eventually { probe.hasStopped }, "the cancelled effect never ended")
     }
 
-    /// An effect cancelled while a `receive` waits for it delivers nothing, as in the app: a `run`
-    /// effect's sends, or those of a concatenation's step, are dropped, and the receive fails.
-    /// (From review 11, and from the test store's step order tests.)
+    /// An effect cancelled while a receive waits for it delivers nothing, as in the app; the receive fails.
+    /// (From review 11, and the test store's step order tests.)
     @Test(arguments: [false, true])
     func anEffectCancelledWhileAReceiveWaitsForItDeliversNothing(inConcatenation: Bool) async {
         let (gate, reachedGate) = (AsyncGate(), LockedList<Bool>())

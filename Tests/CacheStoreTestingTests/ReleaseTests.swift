@@ -130,9 +130,8 @@ import Testing
         #expect(probes.seen.values.count == 1)
     }
 
-    /// A concatenation whose id `finish()` cancels is released with no lock held: its id, a user's
-    /// value, may read the test store when it goes. (From review 14, where the test store's queue
-    /// released it inside its lock.)
+    /// A concatenation finish() cancels is released with no lock held: its id may read the test store.
+    /// (From review 14, where the test store's queue released it inside its lock.)
     @Test func aConcatenationFinishCancelsIsReleasedWithNoLockHeld() async {
         let probes = Probes<[AnyHashable]>()
         let reference = StoreReference()

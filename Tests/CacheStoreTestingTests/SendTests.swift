@@ -280,8 +280,7 @@ import Testing
         #expect(failures.isEmpty)
     }
 
-    /// A test store over a store that handles its actions on the main actor keeps that promise: its
-    /// handler runs on the main queue, even for a `send` from a test off the main actor.
+    /// A test store over a main-actor store runs its handler on the main queue, even for a send off it.
     /// (From review 8.)
     @Test func aTestStoreOverAMainActorStoreRunsItsHandlerOnTheMainQueue() async {
         let onMainQueue = LockedList<Bool>()

@@ -210,8 +210,8 @@ let timingHandler = StoreActionHandler<TimingKey, TimingAction, TimingDependency
 
     // MARK: Composed effects on a test clock
 
-    /// A search started now while a debounced one waits: both run, the one started now first, the
-    /// debounced one once its wait is over. (From review 8.)
+    /// A search started now while a debounced one waits: both run, the one started now first.
+    /// (From review 8.)
     @Test func aSearchStartedNowLeavesTheDebouncedOneToRunLater() async {
         let clock = TestClock()
         let failures = await captureFailures {
@@ -225,8 +225,8 @@ let timingHandler = StoreActionHandler<TimingKey, TimingAction, TimingDependency
         #expect(failures.map(\.message) == [])
     }
 
-    /// Once its wait is over, a debounced effect starts under its own id and replaces the effect
-    /// running under it, which never delivers. (From review 9.)
+    /// A debounced effect, once its wait is over, replaces the effect running under its id, which never delivers.
+    /// (From review 9.)
     @Test func aDebouncedEffectReplacesTheEffectRunningUnderItsIDOnceItStarts() async {
         let clock = TestClock()
         let failures = await captureFailures {
@@ -241,7 +241,7 @@ let timingHandler = StoreActionHandler<TimingKey, TimingAction, TimingDependency
         #expect(failures.map(\.message) == [])
     }
 
-    /// A debounced `.cancel(id:)` cancels once its wait is over; the effect it names runs until then.
+    /// A debounced .cancel(id:) cancels once its wait is over; the effect it names runs until then.
     /// (From review 13.)
     @Test func aDebouncedCancellationCancelsOnceItsWaitIsOver() async {
         let clock = TestClock()
@@ -258,7 +258,8 @@ let timingHandler = StoreActionHandler<TimingKey, TimingAction, TimingDependency
         #expect(failures.map(\.message) == [])
     }
 
-    /// Of two debounces, the one sent second waits less and is received first. (From review 10.)
+    /// Of two debounces, the one sent second waits less and is received first.
+    /// (From review 10.)
     @Test func aShorterWaitSentSecondIsReceivedFirst() async {
         let clock = TestClock()
         let failures = await captureFailures {
@@ -271,8 +272,8 @@ let timingHandler = StoreActionHandler<TimingKey, TimingAction, TimingDependency
         #expect(failures.map(\.message) == [])
     }
 
-    /// A debounced effect that itself sleeps on the clock once its wait is over: received after
-    /// advancing past both waits, in two advances or in one. (From review 14.)
+    /// A debounced effect that sleeps once its wait is over is received after advancing past both waits.
+    /// (From review 14.)
     @Test(arguments: [false, true])
     func aDebouncedEffectThatSleepsIsReceivedOnceTheClockPassedBothWaits(inOneAdvance: Bool) async {
         let clock = TestClock()
@@ -289,8 +290,7 @@ let timingHandler = StoreActionHandler<TimingKey, TimingAction, TimingDependency
         #expect(failures.map(\.message) == [])
     }
 
-    /// A throttled effect asleep on the clock is cancelled when the wait of the next one under its
-    /// id ends ("cancel in flight"): in two advances or in one, only the second delivers.
+    /// A throttled effect asleep is cancelled when the next one's wait ends (cancel in flight): only that delivers.
     /// (From review 14.)
     @Test(arguments: [false, true])
     func aThrottledEffectCancelsTheOneStillAsleepWhenItsWaitEnds(inOneAdvance: Bool) async {
@@ -310,8 +310,8 @@ let timingHandler = StoreActionHandler<TimingKey, TimingAction, TimingDependency
         #expect(cancelled.values == [1])
     }
 
-    /// A debounce whose wait the clock has passed delivers while an older one still waits; an
-    /// effect asleep on the clock beside them too. (From review 14.)
+    /// A debounce whose wait the clock passed delivers while an older, longer one still waits.
+    /// (From review 14.)
     @Test(arguments: [false, true])
     func aDebounceWhoseWaitTheClockPassedDeliversBeforeAnOlderOne(withSleeper: Bool) async {
         let clock = TestClock()
@@ -328,8 +328,8 @@ let timingHandler = StoreActionHandler<TimingKey, TimingAction, TimingDependency
         #expect(failures.map(\.message) == [])
     }
 
-    /// An effect that does not wait, started after a debounce, delivers before the advance moves the
-    /// clock past the debounce's wait. (From review 14.)
+    /// An effect that does not wait delivers before an advance moves the clock past a debounce's wait.
+    /// (From review 14.)
     @Test func anEffectThatDoesNotWaitDeliversBeforeADebounceTheClockPassed() async {
         let clock = TestClock()
         let failures = await captureFailures {
@@ -343,9 +343,8 @@ let timingHandler = StoreActionHandler<TimingKey, TimingAction, TimingDependency
         #expect(failures.map(\.message) == [])
     }
 
-    /// `receive(_:after:on:)` of an effect that waits outside the test store gives up after
-    /// `effectTimeout`, as a plain `receive` does, not after several: timed beside a plain receive
-    /// started at the same instant. (From review 14.)
+    /// receive(_:after:on:) of an effect waiting outside gives up after effectTimeout, as a plain receive does.
+    /// (From review 14.)
     @Test func aReceiveAfterAnAdvanceGivesUpAsAPlainReceiveDoes() async {
         let timeout = Duration.milliseconds(300)
         let gate = AsyncGate()
