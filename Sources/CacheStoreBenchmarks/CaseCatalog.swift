@@ -11,6 +11,7 @@ enum CaseCatalog {
         (["scoped-handle"], { [CoreCases(size: $0, operations: $1).scoped] }),
         (["lifted-handle"], { [CoreCases(size: $0, operations: $1).lifted] }),
         (["effect-roundtrip"], { _, operations in [EffectCases.roundTrip(count: operations)] }),
+        (["effect-send-busy"], { _, operations in [EffectCases.sendBusy(count: operations)] }),
         (["effect-cancel"], { _, operations in [EffectCases.startAndCancel(count: operations)] }),
         (["teststore-send"], { [TestStoreCases.send(size: $0, operations: $1)] }),
         (["teststore-send-dictionary"], { [ValueComparisonCases.sendReloadedDictionary(size: $0, operations: $1)] }),

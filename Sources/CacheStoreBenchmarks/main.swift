@@ -46,7 +46,10 @@ for size in [10, 1_000, 10_000, 100_000] {
     }
     if size >= 1_000 && size != 10_000 { cases += [core.scoped, core.lifted] }
     if size == 10 {
-        cases += [EffectCases.roundTrip(count: effectOperations), FloorCases.taskRoundTrip(count: effectOperations)]
+        cases += [
+            EffectCases.roundTrip(count: effectOperations), EffectCases.sendBusy(count: effectOperations),
+            FloorCases.taskRoundTrip(count: effectOperations),
+        ]
     }
     if size == 1_000 { cases.append(EffectCases.startAndCancel(count: 1_000)) }
     if size <= 10_000 { cases.append(TestStoreCases.send(size: size, operations: testStoreOperations)) }

@@ -112,17 +112,17 @@ extension ActionEffect {
         switch self.operation {
         case .action(let action):
             operation = .action(transform(action))
-        case .single(let work, let recover):
-            var mappedRecover: (@Sendable (any Error) async -> NewAction?)?
-            if let recover { mappedRecover = { error in await recover(error).map(transform) } }
-            operation = .single({ try await work().map(transform) }, recover: mappedRecover)
-        case .run(let work, let recover):
-            let mappedSend: @Sendable (Send<NewAction>) -> Send<Action> = { send in
-                Send { action in await send(transform(action)) }
-            }
-            var mappedRecover: (@Sendable (any Error, Send<NewAction>) async -> Void)?
-            if let recover { mappedRecover = { error, send in await recover(error, mappedSend(send)) } }
-            operation = .run({ send in try await work(mappedSend(send)) }, recover: mappedRecover)
+        case .single(let work):
+            operation = .single { await work().map(transform) }
+        case .singleThrowing(let work, let recover):
+            operation = .singleThrowing(
+                { try await work().map(transform) }, recover: { error in await recover(error).map(transform) })
+        case .run(let work):
+            operation = .run { send in await work(Self.mapping(send, transform)) }
+        case .runThrowing(let work, let recover):
+            operation = .runThrowing(
+                { send in try await work(Self.mapping(send, transform)) },
+                recover: { error, send in await recover(error, Self.mapping(send, transform)) })
         case .cancel:
             operation = .cancel
         case .merged(let effects):
@@ -138,6 +138,13 @@ extension ActionEffect {
         // would make the mapped effect one given that id, found only by a search of every running
         // effect.
         return ActionEffect<NewAction>(identity: rename(identity), operation: operation)
+    }
+
+    /// A `Send` of this effect's actions that sends each, turned by `transform`, through `send`.
+    static func mapping<NewAction>(
+        _ send: Send<NewAction>, _ transform: @escaping @Sendable (Action) -> NewAction
+    ) -> Send<Action> {
+        Send { action in await send(transform(action)) }
     }
 
     /// One effect that starts all of `effects`, or `nil` when there are none: what a handler built

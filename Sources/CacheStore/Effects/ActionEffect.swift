@@ -80,16 +80,22 @@ public struct ActionEffect<Action> {
     /// What the effect does: data the store's scheduler interprets (see ``EffectScheduler``).
     @usableFromInline package let operation: Operation
 
-    /// The kinds of work an effect describes.
-    @usableFromInline package indirect enum Operation {
+    /// The kinds of work an effect describes. Only the timed cases, which hold an effect, are
+    /// `indirect`: a single effect's operation is stored in the enum itself, with no box to allocate.
+    @usableFromInline package enum Operation {
         /// An action to handle at once, right after the current one.
         case action(Action)
-        /// An async operation that may end in one action; an error it throws becomes the action
-        /// `recover` returns (without `recover`, the operation cannot throw).
-        case single(@Sendable () async throws -> Action?, recover: (@Sendable (any Error) async -> Action?)?)
-        /// An async operation that sends any number of actions over time; an error it throws is
-        /// handed to `recover`, which may send more.
-        case run(@Sendable (Send<Action>) async throws -> Void, recover: (@Sendable (any Error, Send<Action>) async -> Void)?)
+        /// An async operation that may end in one action.
+        case single(@Sendable () async -> Action?)
+        /// An async operation that may end in one action, or throw: the error becomes the action
+        /// `recover` returns. (A case of its own: stored as a throwing closure, a non-throwing
+        /// operation needed a reabstraction thunk, one more allocation and async frame per effect.)
+        case singleThrowing(@Sendable () async throws -> Action?, recover: @Sendable (any Error) async -> Action?)
+        /// An async operation that sends any number of actions over time.
+        case run(@Sendable (Send<Action>) async -> Void)
+        /// An async operation that sends actions over time, or throws: `recover` gets the error and
+        /// may send more.
+        case runThrowing(@Sendable (Send<Action>) async throws -> Void, recover: @Sendable (any Error, Send<Action>) async -> Void)
         /// Cancel the effect running under the effect's id.
         case cancel
         /// Several effects, each started as if returned alone.
@@ -98,9 +104,9 @@ public struct ActionEffect<Action> {
         case concatenated([ActionEffect])
         /// The effect, started under the effect's id once `timing`'s duration has passed without
         /// another debounced effect under that id.
-        case debounced(any EffectTiming, ActionEffect)
+        indirect case debounced(any EffectTiming, ActionEffect)
         /// The effect, started under the effect's id at most once per `timing`'s duration.
-        case throttled(any EffectTiming, latest: Bool, ActionEffect)
+        indirect case throttled(any EffectTiming, latest: Bool, ActionEffect)
     }
 
     /// An effect that runs `effect` concurrently and handles the action it returns, if any.
@@ -117,7 +123,7 @@ public struct ActionEffect<Action> {
     ///   - effect: The work. It runs in its own task, so it can check `Task.isCancelled`.
     @inlinable
     public init(id: AnyHashable? = nil, effect: @escaping @Sendable () async -> Action?) {
-        self.init(id: id, operation: .single(effect, recover: nil))
+        self.init(id: id, operation: .single(effect))
     }
 
     /// An effect whose work may throw: the action it returns is handled, or, when it throws, the
@@ -144,7 +150,7 @@ public struct ActionEffect<Action> {
         effect: @escaping @Sendable () async throws -> Action?,
         catch: @escaping @Sendable (_ error: any Error) async -> Action?
     ) {
-        self.init(id: id, operation: .single(effect, recover: `catch`))
+        self.init(id: id, operation: .singleThrowing(effect, recover: `catch`))
     }
 
     /// An effect that delivers `action` at once: it is handled right after the current action, before
@@ -178,7 +184,7 @@ public struct ActionEffect<Action> {
         id: AnyHashable? = nil,
         operation: @escaping @Sendable (_ send: Send<Action>) async -> Void
     ) -> ActionEffect {
-        ActionEffect(id: id, operation: .run(operation, recover: nil))
+        ActionEffect(id: id, operation: .run(operation))
     }
 
     /// An effect that may send any number of actions while it runs, and whose work may throw.
@@ -208,7 +214,7 @@ public struct ActionEffect<Action> {
         operation: @escaping @Sendable (_ send: Send<Action>) async throws -> Void,
         catch: @escaping @Sendable (_ error: any Error, _ send: Send<Action>) async -> Void
     ) -> ActionEffect {
-        ActionEffect(id: id, operation: .run(operation, recover: `catch`))
+        ActionEffect(id: id, operation: .runThrowing(operation, recover: `catch`))
     }
 
     /// An effect that cancels the effect running under `id`, if any: the way a handler stops an

@@ -9,8 +9,12 @@ import CacheStoreAtomics
 /// operation's end, a deadline reached) is brought into the store's turn and decided there, so the
 /// same program takes the same decisions in the same order on every run.
 ///
-/// `lock` guards ``scheduler`` and is held only to ask it (or to wait for a delivery to end, see
-/// ``cancel(_:)``). The runner holds its engine weakly: a running effect never keeps its store alive.
+/// `lock` guards ``scheduler`` and ``engine``, and is held only to read or change them (or to wait
+/// for a delivery to end, see ``cancel(_:)``).
+///
+/// A running effect never keeps its store alive: its task holds the runner, and the runner holds the
+/// engine only until the store is released (``close()``), which cuts that link. (Held weakly, the
+/// engine got a side table, and every retain and release of it took the runtime's slow path.)
 @usableFromInline
 final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: @unchecked Sendable {
     @usableFromInline typealias Scheduler = EffectScheduler
@@ -19,7 +23,12 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     @usableFromInline let lock = ConditionLock()
     /// Guarded by `lock`.
     @exclusivity(unchecked) @usableFromInline var scheduler = Scheduler()
-    @usableFromInline weak var engine: Engine?
+    /// The store's engine until the store is released; guarded by `lock`.
+    @exclusivity(unchecked) @usableFromInline var engine: Engine?
+    /// The store tree's turn, and where its actions are handled: what a task needs to bring its
+    /// report into the turn.
+    @usableFromInline let queue: ActionQueue
+    @usableFromInline let isolation: ActionIsolation
     /// Where tasks start: the engine's (a test store sets it). Guarded by the turn, where every task
     /// starts.
     @exclusivity(unchecked) @usableFromInline var starter: EffectStarter
@@ -27,6 +36,8 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     @usableFromInline
     init(engine: Engine) {
         self.engine = engine
+        queue = engine.queue
+        isolation = engine.isolation
         starter = engine.starter
     }
 
@@ -36,20 +47,30 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     @inlinable
     func start(_ effect: ActionEffect<Action>, _ placement: Scheduler.Placement, startedBy action: UInt64) {
         // A single effect, the most common, is started here, specialized for the store's types.
-        guard case .single(let operation, let recover) = effect.operation else {
+        guard case .single(let operation) = effect.operation else {
             return startComposed(effect, placement, startedBy: action)
         }
-        startSingle(effect.identity, operation, recover, placement, startedBy: action)
+        startSingle(effect.identity, operation, placement, startedBy: action)
     }
 
     /// Starts any other kind of effect: every part of it, as the scheduler decides. In the turn.
     @usableFromInline
     func startComposed(_ effect: ActionEffect<Action>, _ placement: Scheduler.Placement, startedBy action: UInt64) {
         switch effect.operation {
-        case .single(let operation, let recover):
-            startSingle(effect.identity, operation, recover, placement, startedBy: action)
-        case .run(let operation, let recover):
-            startRun(effect.identity, operation, recover, placement, startedBy: action)
+        case .single(let operation):
+            startSingle(effect.identity, operation, placement, startedBy: action)
+        case .singleThrowing(let operation, let recover):
+            let recovering: @Sendable () async -> Action? = {
+                do { return try await operation() } catch { return Task.isCancelled ? nil : await recover(error) }
+            }
+            startSingle(effect.identity, recovering, placement, startedBy: action)
+        case .run(let operation):
+            startRun(effect.identity, operation, placement, startedBy: action)
+        case .runThrowing(let operation, let recover):
+            let recovering: @Sendable (Send<Action>) async -> Void = { send in
+                do { try await operation(send) } catch { if !Task.isCancelled { await recover(error, send) } }
+            }
+            startRun(effect.identity, recovering, placement, startedBy: action)
         case .action(let action):
             startImmediate(action, placement)
         case .cancel:
@@ -77,38 +98,32 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// Starts a single effect's operation in a task of its own.
     @inlinable
     func startSingle(
-        _ identity: EffectIdentity, _ operation: @escaping @Sendable () async throws -> Action?,
-        _ recover: (@Sendable (any Error) async -> Action?)?, _ placement: Scheduler.Placement,
-        startedBy action: UInt64
+        _ identity: EffectIdentity, _ operation: @escaping @Sendable () async -> Action?,
+        _ placement: Scheduler.Placement, startedBy action: UInt64
     ) {
         guard let ticket = startOperation(identity, placement, startedBy: action) else { return }
-        let task = starter.start(EffectTask(ticket: ticket, identity: identity, isTimer: false)) { [self] in
-            let last: Action?
-            do {
-                last = try await operation()
-            } catch {
-                last = Task.isCancelled ? nil : await recover?(error)
+        let task =
+            switch starter {
+            case .tasks:
+                Task { [self] in ended(ticket, last: await operation()) }
+            case .custom(let start):
+                start(EffectTask(ticket: ticket, identity: identity, isTimer: false)) { [self] in
+                    ended(ticket, last: await operation())
+                }
             }
-            ended(ticket, last: last)
-        }
         attach(task, to: ticket)
     }
 
     /// Starts a `run` effect's operation in a task of its own, with a ``Send`` into the store.
     @usableFromInline
     func startRun(
-        _ identity: EffectIdentity, _ operation: @escaping @Sendable (Send<Action>) async throws -> Void,
-        _ recover: (@Sendable (any Error, Send<Action>) async -> Void)?, _ placement: Scheduler.Placement,
-        startedBy action: UInt64
+        _ identity: EffectIdentity, _ operation: @escaping @Sendable (Send<Action>) async -> Void,
+        _ placement: Scheduler.Placement, startedBy action: UInt64
     ) {
         guard let ticket = startOperation(identity, placement, startedBy: action) else { return }
         let send = Send<Action> { [self] action in await self.send(action, from: ticket) }
         let task = starter.start(EffectTask(ticket: ticket, identity: identity, isTimer: false)) { [self] in
-            do {
-                try await operation(send)
-            } catch {
-                if !Task.isCancelled, let recover { await recover(error, send) }
-            }
+            await operation(send)
             ended(ticket, last: nil)
         }
         attach(task, to: ticket)
@@ -132,11 +147,11 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// step, the step waits for it.
     @usableFromInline
     func startImmediate(_ action: Action, _ placement: Scheduler.Placement) {
-        guard let engine else { return }
+        guard let engine = lock.withLock({ engine }) else { return }
         guard case .part(let concatenation) = placement else { return engine.handleNext(action, from: .immediate) }
         let ticket = lock.withLock { scheduler.startImmediate(in: concatenation) }
         guard let ticket else { return }
-        engine.queue.perform(waiting: false) { [self] in deliverInTurn(action, from: ticket, origin: .immediate, engine) }
+        queue.perform(waiting: false) { [self] in deliverInTurn(action, from: ticket, origin: .immediate) }
     }
 
     /// Starts a concatenation and its first step.
@@ -162,9 +177,10 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
             start(step.steps.first(as: Action.self), .part(of: step.concatenation), startedBy: 0)
             var decisions = Scheduler.Decisions()
             lock.withLock { scheduler.stepStarted(step.concatenation, into: &decisions) }
-            pending += decisions.steps
-            decisions.steps = []
-            if !decisions.isEmpty { carryOut(decisions) }
+            guard let lists = decisions.lists else { continue }
+            pending += lists.steps
+            lists.steps = []
+            carryOut(decisions)
         }
     }
 
@@ -181,10 +197,11 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// the timers, then the steps. In the turn.
     @usableFromInline
     func carryOut(_ decisions: consuming Scheduler.Decisions) {
-        for task in decisions.cancelled { task.cancel() }
-        decisions.released = []
-        for (ticket, deadline) in decisions.timers { startTimer(ticket, until: deadline) }
-        if !decisions.steps.isEmpty { startSteps(decisions.steps) }
+        guard let lists = decisions.lists.take() else { return }
+        for task in lists.cancelled { task.cancel() }
+        lists.released = []
+        for (ticket, deadline) in lists.timers { startTimer(ticket, until: deadline) }
+        if !lists.steps.isEmpty { startSteps(lists.steps) }
     }
 
     /// Starts the timer of a wait: it sleeps until the deadline on its clock, then reports it reached.
@@ -217,20 +234,20 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// handled unless the effect was cancelled. The task does not wait.
     @inlinable
     func ended(_ ticket: EffectTicket, last: Action?) {
-        guard let engine else { return }
-        if engine.takeIdleTurn() {
-            endedInTurn(ticket, last: last, engine)
-            return engine.queue.endTurn()
+        if isolation != .mainActor, queue.beginTurn() {
+            endedInTurn(ticket, last: last)
+            return queue.endTurn()
         }
-        engine.inTurn(withoutWaiting: { [self] in endedInTurn(ticket, last: last, engine) })
+        inTurn(withoutWaiting: { [self] in endedInTurn(ticket, last: last) })
     }
 
     /// ``ended(_:last:)``'s work, in the turn.
     @inlinable
-    func endedInTurn(_ ticket: EffectTicket, last: Action?, _ engine: Engine) {
+    func endedInTurn(_ ticket: EffectTicket, last: Action?) {
         var decisions = Scheduler.Decisions()
         let thread = ThreadID.current
         lock.lock()
+        guard let engine else { return lock.unlock() }
         if engine.observer != nil { engine.deliveringEffectID = scheduler.nameInMessages(of: ticket) }
         let ending = scheduler.operationEnded(ticket, hasLast: last != nil, on: thread, into: &decisions)
         lock.unlock()
@@ -244,26 +261,40 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// cancelled; the effect suspends until then, holding no thread.
     @usableFromInline
     func send(_ action: Action, from ticket: EffectTicket) async {
-        guard let engine else { return }
-        if engine.takeIdleTurn() {
-            deliverInTurn(action, from: ticket, origin: .effect(ticket), engine)
-            return engine.queue.endTurn()
+        if isolation != .mainActor, queue.beginTurn() {
+            deliverInTurn(action, from: ticket, origin: .effect(ticket))
+            return queue.endTurn()
         }
-        await engine.inTurn(forEffect: { [self] in deliverInTurn(action, from: ticket, origin: .effect(ticket), engine) })
+        await inTurn(forEffect: { [self] in deliverInTurn(action, from: ticket, origin: .effect(ticket)) })
     }
 
     /// Handles an action of the effect of `ticket` unless it was cancelled: the check runs in the
     /// action's turn, just before its handler, so a cancellation that comes first always wins.
     @usableFromInline
-    func deliverInTurn(_ action: Action, from ticket: EffectTicket, origin: ActionOrigin, _ engine: Engine) {
+    func deliverInTurn(_ action: Action, from ticket: EffectTicket, origin: ActionOrigin) {
         let thread = ThreadID.current
-        let isAdmitted = lock.withLock {
+        let admitted = lock.withLock { () -> Engine? in
+            guard let engine, scheduler.beginDelivery(ticket, on: thread) else { return nil }
             if engine.observer != nil { engine.deliveringEffectID = scheduler.nameInMessages(of: ticket) }
-            return scheduler.beginDelivery(ticket, on: thread)
+            return engine
         }
-        guard isAdmitted else { return }
+        guard let engine = admitted else { return }
         engine.process(action, from: origin)
         endDelivery(ticket)
+    }
+
+    /// Runs `work` in the turn for an effect's task, which suspends (holding no thread) until it ran.
+    @usableFromInline
+    func inTurn(forEffect work: @escaping () -> Void) async {
+        if isolation == .mainActor { return await queue.performOnMainQueue(suspending: work) }
+        await queue.perform(suspending: work)
+    }
+
+    /// Runs `work` in the turn for an effect's task, which does not wait for it (its end).
+    @usableFromInline
+    func inTurn(withoutWaiting work: @escaping () -> Void) {
+        if isolation == .mainActor { return queue.queueForMainQueue(work) }
+        queue.perform(waiting: false, work)
     }
 
     /// The admitted action of `ticket` has been handled; wakes a canceller waiting for it.
@@ -280,8 +311,7 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// A wait's timer returned: at its deadline, or cancelled.
     @usableFromInline
     func timerEnded(_ ticket: EffectTicket, isReached: Bool) {
-        guard let engine else { return }
-        engine.inTurn(withoutWaiting: { [self] in
+        inTurn(withoutWaiting: { [self] in
             decide { scheduler, thread, decisions in
                 if isReached {
                     scheduler.deadlineReached(ticket, on: thread, into: &decisions)
@@ -325,18 +355,20 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
 
     /// Carries out `decisions` from any thread: the steps they start go to the turn.
     func carryOutFromAnyThread(_ decisions: consuming Scheduler.Decisions) {
-        guard !decisions.steps.isEmpty, let engine, !engine.queue.isHandlingThread else {
+        guard let lists = decisions.lists, !lists.steps.isEmpty, !queue.isHandlingThread else {
             return carryOut(decisions)
         }
-        let steps = decisions.steps
-        decisions.steps = []
+        let steps = lists.steps
+        lists.steps = []
         carryOut(decisions)
-        engine.inTurn(withoutWaiting: { [self] in startSteps(steps) })
+        inTurn(withoutWaiting: { [self] in startSteps(steps) })
     }
 
-    /// Cancels every effect, for a released store, and every effect started from now on at once.
+    /// Cancels every effect, for a released store, and every effect started from now on at once;
+    /// lets go of the engine.
     func close() {
-        let closed = lock.withLock { scheduler.close() }
+        let (closed, engine) = lock.withLock { (scheduler.close(), self.engine.take()) }
+        withExtendedLifetime(engine) {}  // released with the lock left
         lock.broadcast()
         for task in closed.tasks { task.cancel() }
         // `closed`, with the ids and effects it holds, is released here, with the lock left.

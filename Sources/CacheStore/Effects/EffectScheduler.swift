@@ -84,17 +84,27 @@ struct EffectScheduler {
         case cancelled(deliveringOn: ThreadID)
     }
 
-    /// What a node is.
-    enum Kind {
+    /// What a node is. A composed node's payload is in ``composites``, so that a node stays small.
+    enum Kind: UInt8 {
         /// The user's operation, running in ``Node/task``.
         case operation
         /// An immediate action of a concatenation's step, queued for the turn.
         case immediate
-        /// A concatenation: its running step's parts are the node's children; `steps` are the steps,
-        /// from the running one on; `isStartingStep` while the runner starts a step's parts.
-        case concatenation(steps: EffectSteps, isStartingStep: Bool)
-        /// A debounced or throttled effect waiting, in its id's waiting slot, until `deadline`; its
-        /// timer is ``Node/task``. Once over, `effect` (one step) starts under the id.
+        /// A concatenation (``Composite/steps(_:isStartingStep:)``): its running step's parts are the
+        /// node's children.
+        case concatenation
+        /// A debounced or throttled effect waiting (``Composite/wait(_:id:then:)``); its timer is
+        /// ``Node/task``.
+        case wait
+    }
+
+    /// What a composed node holds.
+    enum Composite {
+        /// A concatenation's steps, from the running one on; `isStartingStep` while the runner starts
+        /// a step's parts.
+        case steps(EffectSteps, isStartingStep: Bool)
+        /// A wait in `id`'s waiting slot until `deadline`; once over, `effect` (one step) starts under
+        /// the id.
         case wait(EffectDeadline, id: AnyHashable, then: EffectSteps)
     }
 
@@ -162,6 +172,8 @@ struct EffectScheduler {
     /// Every node, in the slot its ticket names; free slots have serial `0`.
     private var nodes: [Node] = []
     private var freeSlots: [Int] = []
+    /// The payload of each composed node, by slot.
+    private var composites: [Int: Composite] = [:]
     /// The node running under each given id, and the one waiting under each debounce's or
     /// throttle's id.
     private var running: [AnyHashable: Ticket] = [:]
@@ -249,9 +261,10 @@ struct EffectScheduler {
         let name = enter(ticket, identity, parent: parent.ticket, on: thread, into: &decisions)
         insert(
             Node(
-                serial: ticket.serial, state: .running, name: name, parent: parent.ticket,
-                kind: .concatenation(steps: steps, isStartingStep: true), startedBy: startedBy(action, parent.ticket)),
+                serial: ticket.serial, state: .running, name: name, parent: parent.ticket, kind: .concatenation,
+                startedBy: startedBy(action, parent.ticket)),
             at: ticket)
+        composites[ticket.slot] = .steps(steps, isStartingStep: true)
         return EffectStep(concatenation: ticket, steps: steps)
     }
 
@@ -259,8 +272,8 @@ struct EffectScheduler {
     /// When the step started nothing that runs (no parts, or parts that ended at once), the next step
     /// is decided now.
     mutating func stepStarted(_ ticket: Ticket, into decisions: inout Decisions) {
-        guard contains(ticket), case .concatenation(let steps, true) = nodes[ticket.slot].kind else { return }
-        nodes[ticket.slot].kind = .concatenation(steps: steps, isStartingStep: false)
+        guard contains(ticket), case .steps(let steps, true)? = composites[ticket.slot] else { return }
+        composites[ticket.slot] = .steps(steps, isStartingStep: false)
         if nodes[ticket.slot].children.isEmpty { stepEnded(ticket, into: &decisions) }
     }
 
@@ -449,14 +462,15 @@ struct EffectScheduler {
 
     /// Every node running or waiting, oldest start first: what a test store reports.
     package var runningEffects: [RunningEffect] {
-        nodes.filter { $0.serial != 0 && !isCancelledState($0.state) && $0.name.id != nil }
-            .sorted { $0.serial < $1.serial }
-            .map { node in
+        nodes.indices.filter { nodes[$0].serial != 0 && !isCancelledState(nodes[$0].state) && nodes[$0].name.id != nil }
+            .sorted { nodes[$0].serial < nodes[$1].serial }
+            .map { slot in
+                let node = nodes[slot]
                 var deadline: EffectDeadline?
-                if case .wait(let wait, _, _) = node.kind { deadline = wait }
+                if node.kind == .wait, case .wait(let wait, _, _)? = composites[slot] { deadline = wait }
                 return RunningEffect(
                     id: node.name.id!, serial: node.serial, waitsUntil: deadline, startedBy: node.startedBy,
-                    isComposed: node.task == nil && deadline == nil)
+                    isComposed: node.kind == .concatenation)
             }
     }
 
@@ -575,7 +589,7 @@ struct EffectScheduler {
     /// Starts the wait under `id` if `now` has reached its deadline (see the type's discussion).
     mutating func startWaitIfDue(_ id: AnyHashable, at now: any Sendable, on thread: ThreadID, into decisions: inout Decisions) {
         guard !waiting.isEmpty, let ticket = waiting[id], nodes[ticket.slot].state == .running,
-            case .wait(let deadline, _, _) = nodes[ticket.slot].kind, deadline.isReached(at: now)
+            case .wait(let deadline, _, _)? = composites[ticket.slot], deadline.isReached(at: now)
         else { return }
         fire(ticket, on: thread, into: &decisions)
     }
@@ -598,15 +612,16 @@ struct EffectScheduler {
         insert(
             Node(
                 serial: ticket.serial, state: .running, name: name, parent: parent,
-                kind: .wait(deadline, id: id, then: effect), startedBy: startedBy(action, parent)),
+                kind: .wait, startedBy: startedBy(action, parent)),
             at: ticket)
+        composites[ticket.slot] = .wait(deadline, id: id, then: effect)
         decisions.timers.append((ticket, deadline))
     }
 
     /// The wait of `ticket` is over: its effect starts under its id, in its place, replacing what
     /// runs under the id.
     mutating func fire(_ ticket: Ticket, on thread: ThreadID, into decisions: inout Decisions) {
-        guard case .wait(_, let id, let effect) = nodes[ticket.slot].kind else { return }
+        guard case .wait(_, let id, let effect)? = composites[ticket.slot] else { return }
         let parent = nodes[ticket.slot].parent
         let action = nodes[ticket.slot].startedBy
         // The successor goes under the wait's parent before the wait leaves it, so that a step
@@ -620,6 +635,7 @@ struct EffectScheduler {
             decisions.released.append(waiting.remove(at: index))
         }
         nodes[ticket.slot].name = .none
+        composites[ticket.slot] = nil
         nodes[ticket.slot].kind = .operation
         remove(ticket, into: &decisions)
         if let successor { decisions.steps.append(successor) }
@@ -640,10 +656,10 @@ struct EffectScheduler {
 
     /// The concatenation of `ticket` has no part left running: its next step starts, or it ends.
     mutating func stepEnded(_ ticket: Ticket, into decisions: inout Decisions) {
-        guard case .concatenation(let steps, _) = nodes[ticket.slot].kind else { return }
+        guard case .steps(let steps, _)? = composites[ticket.slot] else { return }
         let next = steps.dropFirst()
         guard nodes[ticket.slot].state == .running, !next.isEmpty else { return remove(ticket, into: &decisions) }
-        nodes[ticket.slot].kind = .concatenation(steps: next, isStartingStep: true)
+        composites[ticket.slot] = .steps(next, isStartingStep: true)
         decisions.steps.append(EffectStep(concatenation: ticket, steps: next))
     }
 
@@ -714,8 +730,8 @@ struct EffectScheduler {
         let parent = nodes[ticket.slot].parent
         switch nodes[ticket.slot].kind {
         case .operation, .immediate: break
-        case .concatenation(let steps, _): decisions.released.append(steps)
-        case .wait(_, let id, let effect): decisions.released.append((id, effect))
+        case .concatenation, .wait:
+            if let composite = composites.removeValue(forKey: ticket.slot) { decisions.released.append(composite) }
         }
         nodes[ticket.slot].serial = 0
         nodes[ticket.slot].kind = .operation
@@ -729,15 +745,13 @@ struct EffectScheduler {
             freeSlots = []
             running = [:]
             waiting = [:]
+            composites = [:]
         }
         guard let parent, contains(parent) else { return }
         nodes[parent.slot].children.removeAll { $0 == ticket }
         guard nodes[parent.slot].children.isEmpty else { return }
-        switch nodes[parent.slot].kind {
-        case .concatenation(_, isStartingStep: false):
+        if nodes[parent.slot].kind == .concatenation, case .steps(_, isStartingStep: false)? = composites[parent.slot] {
             stepEnded(parent, into: &decisions)
-        case .concatenation(_, isStartingStep: true), .operation, .immediate, .wait:
-            break
         }
     }
 
@@ -753,7 +767,7 @@ struct EffectScheduler {
     }
 
     func isImmediate(_ ticket: Ticket) -> Bool {
-        if case .immediate = nodes[ticket.slot].kind { true } else { false }
+        nodes[ticket.slot].kind == .immediate
     }
 
     func isCancelledState(_ state: State) -> Bool {
@@ -777,23 +791,57 @@ struct EffectScheduler {
 
 /// What the scheduler decided, for its runner to carry out once the lock is left, in this order:
 /// cancel the tasks, release the values, start the timers, then start the steps.
+///
+/// Most events decide nothing: the lists are made on the first thing decided, so such an event makes
+/// and destroys nothing.
 @usableFromInline
 struct EffectDecisions: @unchecked Sendable {
-    /// The tasks of cancelled effects.
-    @usableFromInline var cancelled: [Task<Void, Never>] = []
-    /// Timers to start: each sleeps until its deadline, then reports it reached.
-    @usableFromInline var timers: [(EffectTicket, EffectDeadline)] = []
-    /// Steps to start, in order: each is started as parts of its concatenation, which is then told
-    /// (``EffectScheduler/stepStarted(_:into:)``).
-    @usableFromInline var steps: [EffectStep] = []
-    /// Values let go of: ids, effects never started. Released once the lock is left.
-    @usableFromInline var released: [Any] = []
+    /// The lists, made by the first decision; they never leave the thread that asked.
+    @usableFromInline
+    final class Lists: @unchecked Sendable {
+        @usableFromInline var cancelled: [Task<Void, Never>] = []
+        @usableFromInline var timers: [(EffectTicket, EffectDeadline)] = []
+        @usableFromInline var steps: [EffectStep] = []
+        @usableFromInline var released: [Any] = []
+        @usableFromInline init() {}
+    }
+
+    @usableFromInline var lists: Lists?
 
     @inlinable init() {}
 
-    /// Whether there is anything to do: most events leave nothing.
-    @inlinable var isEmpty: Bool {
-        cancelled.isEmpty && timers.isEmpty && steps.isEmpty && released.isEmpty
+    /// Whether nothing was decided.
+    @inlinable var isEmpty: Bool { lists == nil }
+
+    @usableFromInline var made: Lists {
+        mutating get {
+            if let lists { return lists }
+            let made = Lists()
+            lists = made
+            return made
+        }
+    }
+
+    /// The tasks of cancelled effects.
+    @usableFromInline var cancelled: [Task<Void, Never>] {
+        get { lists?.cancelled ?? [] }
+        _modify { yield &made.cancelled }
+    }
+    /// Timers to start: each sleeps until its deadline, then reports it reached.
+    @usableFromInline var timers: [(EffectTicket, EffectDeadline)] {
+        get { lists?.timers ?? [] }
+        _modify { yield &made.timers }
+    }
+    /// Steps to start, in order: each is started as parts of its concatenation, which is then told
+    /// (``EffectScheduler/stepStarted(_:into:)``).
+    @usableFromInline var steps: [EffectStep] {
+        get { lists?.steps ?? [] }
+        _modify { yield &made.steps }
+    }
+    /// Values let go of: ids, effects never started. Released once the lock is left.
+    @usableFromInline var released: [Any] {
+        get { lists?.released ?? [] }
+        _modify { yield &made.released }
     }
 }
 

@@ -49,7 +49,7 @@ extension ActionQueue {
     /// From an effect: queues `work` for the main queue, and suspends until it has run.
     @usableFromInline
     func performOnMainQueue(suspending work: @escaping () -> Void) async {
-        await withUnsafeContinuation { (done: UnsafeContinuation<Void, Never>) in
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             queueForMainQueue {
                 work()
                 done.resume()

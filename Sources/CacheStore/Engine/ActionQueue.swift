@@ -129,7 +129,7 @@ final class ActionQueue: @unchecked Sendable {
     /// effect suspends (holding no thread) until the handling thread has run it.
     @usableFromInline
     func perform(suspending work: @escaping () -> Void) async {
-        await withUnsafeContinuation { (done: UnsafeContinuation<Void, Never>) in
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
             perform(waiting: false) {
                 work()
                 done.resume()

@@ -114,13 +114,36 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
 
     /// ``process(_:from:)`` for an observed store (a test store's): the observer is told the action
     /// and every key it changed, the parent's writes to this store's keys included. In the turn.
-    @usableFromInline
+    @inlinable
     func processObserved(_ action: Action, from origin: ActionOrigin) {
+        let (changes, startsEffect) = processRecording(action)
+        observer?.handled(
+            ObservedAction(
+                action: action, origin: origin, sequence: handledCount, changes: changes,
+                effectID: deliveringEffectID.take(), startsEffect: startsEffect))
+    }
+
+    /// Handles `action` and starts its effect, telling no observer: a test store's `send`, which checks
+    /// the changes itself. In the turn.
+    ///
+    /// - Returns: Each key the action changed, with its value before and after (the parent's writes
+    ///   to this store's keys included), and whether its handler returned an effect.
+    @inlinable
+    func processRecording(_ action: Action, reusing buffer: consuming [StateChange<Key>] = [])
+        -> (changes: [StateChange<Key>], startsEffect: Bool)
+    {
         let sequence = handledCount
-        var (changes, effect) = apply(action, recordingChanges: true)
-        if let effect { effects.start(effect, .root, startedBy: sequence) }
+        var (changes, effect) = apply(action, recordingChanges: true, reusing: consume buffer)
+        let startsEffect: Bool
+        switch consume effect {
+        case .some(let effect):
+            effects.start(effect, .root, startedBy: sequence)
+            startsEffect = true
+        case .none:
+            startsEffect = false
+        }
         if let forwardToParent { changes = forwarding(action, to: forwardToParent, after: changes) }
-        observer?.handled(action, origin, sequence, changes, deliveringEffectID.take())
+        return (changes, startsEffect)
     }
 
     /// Hands `action` to the parent store, and adds what that changed in this store's keys to
@@ -248,26 +271,6 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         runner?.close()
     }
 
-    /// Runs `work` in the turn for an effect's task, which suspends (holding no thread) until it ran.
-    @inlinable
-    func inTurn(forEffect work: @escaping () -> Void) async {
-        if isolation == .mainActor { return await queue.performOnMainQueue(suspending: work) }
-        await queue.perform(suspending: work)
-    }
-
-    /// Runs `work` in the turn for an effect's task, which does not wait for it (its end).
-    @inlinable
-    func inTurn(withoutWaiting work: @escaping () -> Void) {
-        if isolation == .mainActor { return queue.queueForMainQueue(work) }
-        queue.perform(waiting: false, work)
-    }
-
-    /// Takes the turn of an idle tree without a lock, as ``handle(_:)`` does, for work an effect's
-    /// task brings; `false` when the tree is busy or the work must go to the main queue.
-    @inlinable
-    func takeIdleTurn() -> Bool {
-        isolation != .mainActor && queue.beginTurn()
-    }
 }
 
 /// Where an action a store handles came from.
@@ -284,13 +287,41 @@ package enum ActionOrigin: Sendable, Equatable {
 /// What a test store sees of each action its store handles (see ``StoreEngine/observer``).
 @usableFromInline
 package struct ActionObserver<Key: Hashable & SendableMetatype, Action>: @unchecked Sendable {
-    /// Called in the turn after each action's writes were committed: the action, where it came
-    /// from, its sequence number, each key it wrote with its value before and after, and the id of
-    /// the effect it came from, if any.
-    @usableFromInline package let handled: (Action, ActionOrigin, UInt64, [StateChange<Key>], AnyHashable?) -> Void
+    /// Called in the turn after each action's writes were committed: every action but those a test
+    /// store's `send` handles itself (``StoreEngine/processRecording(_:)``).
+    @usableFromInline package let handled: (ObservedAction<Key, Action>) -> Void
 
-    package init(handled: @escaping (Action, ActionOrigin, UInt64, [StateChange<Key>], AnyHashable?) -> Void) {
+    package init(handled: @escaping (ObservedAction<Key, Action>) -> Void) {
         self.handled = handled
+    }
+}
+
+/// An action a store handled, as its observer sees it.
+@usableFromInline
+package struct ObservedAction<Key: Hashable & SendableMetatype, Action>: @unchecked Sendable {
+    @usableFromInline package let action: Action
+    /// Where it came from.
+    @usableFromInline package let origin: ActionOrigin
+    /// Its sequence number in the store: the effects its handler started remember it.
+    @usableFromInline package let sequence: UInt64
+    /// Each key it wrote, with its value before and after.
+    @usableFromInline package let changes: [StateChange<Key>]
+    /// The id of the effect it came from, if any.
+    @usableFromInline package let effectID: AnyHashable?
+    /// Whether its handler returned an effect.
+    @usableFromInline package let startsEffect: Bool
+
+    @usableFromInline
+    package init(
+        action: Action, origin: ActionOrigin, sequence: UInt64, changes: [StateChange<Key>], effectID: AnyHashable?,
+        startsEffect: Bool
+    ) {
+        self.action = action
+        self.origin = origin
+        self.sequence = sequence
+        self.changes = changes
+        self.effectID = effectID
+        self.startsEffect = startsEffect
     }
 }
 

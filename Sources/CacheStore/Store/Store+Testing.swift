@@ -23,6 +23,8 @@ extension ExpectedState: Sendable {}
 @usableFromInline
 package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var spare: (state: CacheStore<Key>, transaction: TransactionCore<Key>)?
+    /// The storage of the last sent action's changes, emptied, for the next one's.
+    @exclusivity(unchecked) @usableFromInline var changeBuffer: [StateChange<Key>] = []
 
     package init() {}
 
@@ -56,8 +58,10 @@ package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unch
             swap(&keys, &transaction.writtenKeys)
             swap(&values, &transaction.writtenValues)
         }
-        transaction.writtenValues.removeAll(keepingCapacity: true)
-        transaction.writtenKeys.removeAll(keepingCapacity: true)
+        for _ in transaction.writtenKeys.indices {
+            transaction.writtenValues.removeLast()
+            transaction.writtenKeys.removeLast()
+        }
         if !transaction.index.isEmpty { transaction.index.removeAll(keepingCapacity: true) }
         // Kept unless the closure replaced its state, or something may still hold it (see `apply`).
         if overlay == nil, expectation.core === transaction, isKnownUniquelyReferenced(&expectation),
@@ -157,23 +161,41 @@ extension Store {
         inTurn { recorder.withExpectation(over: engine, overlay: overlay, expectation, use) }
     }
 
-    /// Records what `expectation` would write to the state, then handles `action` as a store does
-    /// (its effects started where the test's starter says), then hands both to `check`: all in one
-    /// turn, so no other action comes between. Immediate actions the handler returned are handled
-    /// after `check`, before the turn ends, as in the app.
+    /// Records what `expectation` would write to the state, then handles `action` as a store does (its
+    /// effects started where the test's starter says, its observer not told), and hands both to
+    /// `check`: all in one turn, so no other action comes between. Immediate actions the handler
+    /// returned are handled after `check`, before the turn ends, as in the app.
+    ///
+    /// - Parameters:
+    ///   - check: Compares the expectation with what the action changed: each key, before and after,
+    ///     the action's sequence number, and whether it started an effect. In the turn: it must not
+    ///     call into the store.
     @inlinable
     package func send<Result>(
         _ action: Action,
         expecting expectation: (inout CacheStore<Key>) throws -> Void,
         recorder: ExpectationRecorder<Key>,
-        check: (Swift.Result<ExpectedState<Key>, any Error>) -> Result
+        check: (Swift.Result<ExpectedState<Key>, any Error>, _ changes: [StateChange<Key>], UInt64, Bool) -> Result
     ) -> Result {
         inTurn {
             recorder.withExpectation(over: engine, overlay: nil, expectation) { expected in
-                engine.process(action, from: .sent)
-                return check(expected)
+                engine.handledCount &+= 1
+                var buffer: [StateChange<Key>] = []
+                swap(&buffer, &recorder.changeBuffer)
+                var (changes, startsEffect) = engine.processRecording(action, reusing: consume buffer)
+                let checked = check(expected, changes, engine.handledCount, startsEffect)
+                // Released one at a time: `removeAll(keepingCapacity:)` is a generic `replaceSubrange`.
+                for _ in changes.indices { changes.removeLast() }
+                recorder.changeBuffer = consume changes
+                return checked
             }
         }
+    }
+
+    /// Whether work waits in the store tree's queue for the thread handling it: for a benchmark that
+    /// sends into a busy store.
+    package var hasQueuedWork: Bool {
+        engine.queue.turn.load() & ActionQueue.queuedFlag != 0
     }
 
     /// The store's dependency; a test store replaces it between steps.

@@ -120,7 +120,7 @@ public final class TestClock: Clock, Sendable {
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let context = EffectPump.current
-        let task = withUnsafeCurrentTask { task in task.map { UInt(bitPattern: $0.hashValue) } ?? 0 }
+        let task = PumpRegistry.currentTask
         let id = state.withLock { state in
             state.lastSleepID += 1
             return SleepID(value: state.lastSleepID)

@@ -20,6 +20,7 @@ import Foundation
 /// store.attachTest(starter: pump.starter, observer: observer)
 /// while pump.runNext() {}           // runs what is runnable now
 /// ```
+@usableFromInline
 final class EffectPump: @unchecked Sendable {
     /// What the pump holds, inside its lock.
     struct State {
@@ -176,6 +177,7 @@ final class EffectPump: @unchecked Sendable {
 
 @available(macOS 15.0, iOS 18.0, tvOS 18.0, watchOS 11.0, visionOS 2.0, *)
 extension EffectPump: TaskExecutor {
+    @usableFromInline
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let isReleased = state.withLock { state in
@@ -211,7 +213,8 @@ extension EffectPump {
 /// The pumps a test clock drives when it advances: those of the test stores used by the same task as
 /// the advance, and those whose tasks sleep on the clock. Keyed by the task that used them (a test's
 /// task), held weakly.
-enum PumpRegistry {
+@usableFromInline
+enum PumpRegistry: Sendable {
     private struct Entry {
         weak var pump: EffectPump?
     }
@@ -219,11 +222,13 @@ enum PumpRegistry {
     private static let entries = Locked<[UInt: [Entry]]>([:])
 
     /// The calling task, as a key; `0` outside any task.
-    private static var currentTask: UInt {
-        withUnsafeCurrentTask { task in task.map { UInt(bitPattern: $0.hashValue) } ?? 0 }
+    @usableFromInline
+    static var currentTask: UInt {
+        withUnsafeCurrentTask { task in task.map { unsafeBitCast($0, to: UInt.self) } ?? 0 }
     }
 
     /// Notes that the calling task uses `pump`.
+    @usableFromInline
     static func register(_ pump: EffectPump) {
         let key = currentTask
         entries.withLock { entries in

@@ -47,7 +47,7 @@ extension TestStore {
     }
 
     /// Logs a received action a non-exhaustive `receive` skipped.
-    func logSkippedReceive(of skipped: HandledAction<Key, Action>, at location: FailureLocation) {
+    func logSkippedReceive(of skipped: ObservedAction<Key, Action>, at location: FailureLocation) {
         guard exhaustivity.showsSkippedAssertions else { return }
         logSkipped("Skipped receiving \(ValueDump.inline(skipped.action)) (\(skipped.source)) at \(location.text).")
     }

@@ -29,7 +29,7 @@ extension TestStore {
         line: UInt = #line,
         column: UInt = #column
     ) async {
-        PumpRegistry.register(pump)
+        registerPump()
         _ = await makeProgress { false }
         reportLeftovers(
             at: FailureLocation(fileID: fileID, filePath: file, line: line, column: column), ending: "finished")
@@ -103,7 +103,7 @@ extension TestStore {
         column: UInt = #column
     ) async {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
-        PumpRegistry.register(pump)
+        registerPump()
         guard let oldest = store.runningEffects.first else { return expectNoAction(after: .nothingRunning, at: location) }
         let progress = await makeProgress { hasEndedOrDelivered(oldest) }
         expectNoAction(after: progress, at: location)
@@ -124,7 +124,7 @@ extension TestStore {
         column: UInt = #column
     ) {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
-        PumpRegistry.register(pump)
+        registerPump()
         guard let oldest = store.runningEffects.first else { return expectNoAction(after: .nothingRunning, at: location) }
         let progress = makeProgressBlocking { hasEndedOrDelivered(oldest) }
         expectNoAction(after: progress, at: location)
@@ -144,7 +144,7 @@ extension TestStore {
                 Receive the action with receive(_:) instead.
                 """,
                 at: location)
-            return note(received.withLock { $0.take(at: 0) }, at: location)
+            return note(take(at: 0), at: location)
         }
         guard case .done = progress else {
             return TestStoreFailure.report(
@@ -158,10 +158,8 @@ extension TestStore {
     /// actions.
     func reportLeftovers(at location: FailureLocation, ending: String) {
         store.inTurn {}  // what the effects handed to the store's turn (a main-actor store's) first
-        let (unreceived, steps) = received.withLock { received in
-            defer { (received.pending, received.history) = ([], []) }
-            return (received.pending, received.steps)
-        }
+        let unreceived = takeAllReceived()
+        let steps = received.withLock { $0.steps }
         let running = store.runningEffects
         store.cancelAllEffects()
         guard !unreceived.isEmpty || !running.isEmpty else { return }
@@ -169,7 +167,8 @@ extension TestStore {
             let what =
                 effect.waitsUntil.map { "waits until \(EffectName.of(instant: $0.instant)) (a debounce or throttle)" }
                 ?? "is still running"
-            let origin = steps[effect.startedBy].map { "started by \($0.action) at \($0.location.text)" } ?? ""
+            let origin =
+                steps[effect.startedBy].map { "started by \(ValueDump.inline($0.action)) at \($0.location.text)" } ?? ""
             return "  \(EffectName.of(effect.id)) \(what)\(origin.isEmpty ? "" : ", \(origin)")"
         }
         lines += unreceived.map { "  \(ValueDump.inline($0.action)) was received \($0.source), and not asserted" }

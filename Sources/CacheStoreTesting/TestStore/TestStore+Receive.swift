@@ -46,7 +46,7 @@ extension TestStore {
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) async {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
-        PumpRegistry.register(pump)
+        registerPump()
         await receive(action, waitingOutsideUntil: nil, at: location, expecting: expecting)
     }
 
@@ -94,7 +94,7 @@ extension TestStore {
         column: UInt = #column,
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) async {
-        PumpRegistry.register(pump)
+        registerPump()
         // One wait for work from outside, effectTimeout in all, for the advance and the receive.
         let outsideDeadline = ContinuousClock.now.advanced(by: effectTimeout)
         await clock.advance(by: duration, waitingOutsideUntil: outsideDeadline)
@@ -125,7 +125,7 @@ extension TestStore {
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
-        PumpRegistry.register(pump)
+        registerPump()
         let exhaustivity = self.exhaustivity
         let progress = makeProgressBlocking { isReceived(action, exhaustivity) }
         take(action, after: progress, exhaustivity: exhaustivity, at: location, expecting: expecting)
@@ -155,7 +155,7 @@ extension TestStore {
         guard exhaustivity == .on else {
             guard let match else {
                 let skipped = pending.map { ValueDump.inline($0.action) }.joined(separator: ", ")
-                received.withLock { ($0.pending, $0.history) = ([], []) }
+                _ = takeAllReceived()
                 return TestStoreFailure.report(
                     """
                     Expected to receive \(ValueDump.inline(expected)), but no effect delivered it \
@@ -181,7 +181,7 @@ extension TestStore {
             return check(taking: match, expecting: expecting, at: location)
         }
         reportUnexpected(oldest, insteadOf: expected, at: location)
-        note(received.withLock { $0.take(at: 0) }, at: location)
+        note(take(at: 0), at: location)
     }
 
     /// Takes the received action at `index`, and checks the change it made against `expecting`
@@ -194,6 +194,7 @@ extension TestStore {
             let handled = received.pending[index]
             let overlays = (received.overlay(before: handled), received.overlay(after: handled))
             for _ in 0..<skipped { _ = received.take(at: 0) }
+            defer { pendingCount.store(UInt(received.pending.count)) }
             return (received.take(at: index - skipped), overlays.0, overlays.1)
         }
         note(handled, at: location)
@@ -217,7 +218,7 @@ extension TestStore {
     /// Reports that `received` came instead of `expected`: at most 64 KB, like every report,
     /// however large the actions.
     private func reportUnexpected(
-        _ received: HandledAction<Key, Action>, insteadOf expected: Action, at location: FailureLocation
+        _ received: ObservedAction<Key, Action>, insteadOf expected: Action, at location: FailureLocation
     ) {
         let maxLength = StateChangeReport.defaultMaxLength
         var limits = DumpNode.Limits.standard

@@ -119,15 +119,20 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     }
 
     /// Runs the store's effects (see ``EffectPump``).
-    let pump: EffectPump
+    @usableFromInline let pump: EffectPump
     /// The actions the store handled that the test has not asserted yet.
-    let received = Locked(ReceivedActions<Key, Action>())
+    @usableFromInline let received = Locked(ReceivedActions<Key, Action>())
+    /// How many actions are pending in ``received``: read by every `send` without the lock.
+    @usableFromInline let pendingCount = AtomicWord(0)
     /// What the test can change: see ``effectTimeout`` and ``skippedAssertionsOutput``.
     let settings = Locked(TestStoreSettings())
     /// ``exhaustivity``, as its ``Exhaustivity/word``.
-    let exhaustivityWord = AtomicWord(Exhaustivity.on.word)
+    @usableFromInline let exhaustivityWord = AtomicWord(Exhaustivity.on.word)
     /// Runs the expectation closures, reusing one transaction.
-    let expectationRecorder = ExpectationRecorder<Key>()
+    @usableFromInline let expectationRecorder = ExpectationRecorder<Key>()
+    /// The task that last used the test store, as a key: a clock's advance in that task drives its
+    /// effects (see ``PumpRegistry``).
+    @usableFromInline let registeredTask = AtomicWord(.max)
     /// Where the test store was made: a leftover found when it is released is reported there.
     let creation: FailureLocation
 
@@ -193,13 +198,14 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         creation = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
         let settings = settings
         pump = EffectPump(outsideTimeout: { settings.withLock { $0.effectTimeout } })
-        let received = received
+        let (received, pendingCount) = (received, pendingCount)
         store.attachTest(
             starter: pump.starter,
-            observer: ActionObserver { action, origin, sequence, changes, effectID in
-                let handled = HandledAction(
-                    action: action, origin: origin, sequence: sequence, changes: changes, effectID: effectID)
-                received.withLock { $0.handled(handled) }
+            observer: ActionObserver { observed in
+                received.withLock { received in
+                    received.received(observed)
+                    pendingCount.store(UInt(received.pending.count))
+                }
             })
     }
 
@@ -237,6 +243,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     ///   - line: Where a failure is reported (defaults to the caller).
     ///   - column: Where a failure is reported (defaults to the caller).
     ///   - expecting: Applies the changes the action should make to the state before it.
+    @inlinable
     public func send(
         _ action: Action,
         fileID: StaticString = #fileID,
@@ -246,23 +253,30 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         expecting: (inout CacheStore<Key>) throws -> Void = { _ in }
     ) {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
-        PumpRegistry.register(pump)
-        let exhaustivity = self.exhaustivity
-        if exhaustivity == .on { reportUnreceived(before: action, at: location) }
-        received.withLock { $0.isSending = true }
-        let check = store.send(action, expecting: expecting, recorder: expectationRecorder) { expected in
-            let sent = received.withLock { $0.sent }
+        if registeredTask.load() == .max { registerPump() }
+        let exhaustivity = Exhaustivity(word: exhaustivityWord.load())
+        if exhaustivity == .on, pendingCount.load() != 0 { reportUnreceived(before: action, at: location) }
+        let check = store.send(action, expecting: expecting, recorder: expectationRecorder) {
+            expected, changes, sequence, startsEffect in
+            // While actions are pending, the history rebuilds the state before them, this one's part.
+            if pendingCount.load() != 0 { noteSent(action, changes, sequence, startsEffect) }
+            if startsEffect { note(sequence, action, at: location) }
             return StateCheck(
-                expected, sent?.changes ?? [], currentValue: { store.currentValue($0) },
+                expected, changes, currentValue: { store.currentValue($0) },
                 currentKeys: { Set(store.allValues.keys) }, exhaustivity: exhaustivity)
         }
-        let sent = received.withLock { received in
-            received.isSending = false
-            defer { received.sent = nil }
-            return received.sent
-        }
-        if let sent { note(sent, at: location) }
         if !check.passed { report(check, after: action, at: location) }
+    }
+
+    /// Notes that the calling task uses the test store: a ``TestClock`` advanced in it drives the
+    /// store's effects. The first `send` does, and every step that runs effects (a `receive`, a
+    /// `finish`).
+    @usableFromInline
+    func registerPump() {
+        let task = PumpRegistry.currentTask
+        guard registeredTask.load() != task else { return }
+        registeredTask.store(task)
+        PumpRegistry.register(pump)
     }
 
     /// The ids of the effects running or waiting now, oldest start first: the store's effects, from
@@ -287,6 +301,22 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         received.withLock { $0.pending.map(\.action) }
     }
 
+    /// Takes the pending action at `index`.
+    func take(at index: Int) -> ObservedAction<Key, Action> {
+        received.withLock { received in
+            defer { pendingCount.store(UInt(received.pending.count)) }
+            return received.take(at: index)
+        }
+    }
+
+    /// Forgets every pending action; returns them.
+    func takeAllReceived() -> [ObservedAction<Key, Action>] {
+        received.withLock { received in
+            defer { pendingCount.store(0) }
+            return received.takeAll()
+        }
+    }
+
     /// Cancels what runs under `id`: the store's own `cancel(id:)`.
     ///
     /// - Parameter id: The id the effect was started with.
@@ -294,14 +324,30 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         store.cancel(id: id)
     }
 
-    /// Notes that `handled`, the action of a step at `location`, was sent or received there: effects
-    /// it started are reported there.
-    func note(_ handled: HandledAction<Key, Action>, at location: FailureLocation) {
-        let step = ReceivedActions<Key, Action>.Step(action: ValueDump.inline(handled.action), location: location)
-        received.withLock { $0.steps[handled.sequence] = step }
+    /// Notes that `action`, handled with `sequence` by a step at `location`, started an effect:
+    /// effects it started are reported there.
+    @usableFromInline
+    func note(_ sequence: UInt64, _ action: Action, at location: FailureLocation) {
+        let step = ReceivedActions<Key, Action>.Step(action: action, location: location)
+        received.withLock { $0.steps[sequence] = step }
+    }
+
+    /// Adds the action a `send` handled to the history, while actions are pending.
+    @usableFromInline
+    func noteSent(_ action: Action, _ changes: [StateChange<Key>], _ sequence: UInt64, _ startsEffect: Bool) {
+        let sent = ObservedAction(
+            action: action, origin: .sent, sequence: sequence, changes: changes, effectID: nil,
+            startsEffect: startsEffect)
+        received.withLock { $0.sent(sent) }
+    }
+
+    /// Notes the step of `handled`, a received action taken at `location`, if it started an effect.
+    func note(_ handled: ObservedAction<Key, Action>, at location: FailureLocation) {
+        if handled.startsEffect { note(handled.sequence, handled.action, at: location) }
     }
 
     /// Reports what `check` found wrong, and logs what it skipped.
+    @usableFromInline
     func report(_ check: StateCheck<Key>, after action: Action, at location: FailureLocation) {
         if let error = check.thrown {
             TestStoreFailure.report(
@@ -315,11 +361,9 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
 
     /// With exhaustivity on, reports the received actions not asserted before a `send`, and forgets
     /// them: the app would have handled them before this action.
+    @usableFromInline
     func reportUnreceived(before action: Action, at location: FailureLocation) {
-        let unreceived = received.withLock { received -> [HandledAction<Key, Action>] in
-            defer { (received.pending, received.history) = ([], []) }
-            return received.pending
-        }
+        let unreceived = takeAllReceived()
         guard !unreceived.isEmpty else { return }
         let list = unreceived.map { "  \(ValueDump.inline($0.action)) \($0.source)" }.joined(separator: "\n")
         let first = ValueDump.inline(unreceived[0].action)
