@@ -34,7 +34,7 @@ package struct QuickEquality {
     /// the comparison does anyway.
     package static func of(_ type: any Any.Type) -> QuickEquality? {
         let id = ObjectIdentifier(type)
-        if let known = cache.withLock({ checks[id] }) { return known }
+        if let known = quickEqualityCache.withLock({ checks[id] }) { return known }
         var building: Set<ObjectIdentifier> = []
         let made = make(type, building: &building)
         return made.isByteComparison ? nil : made.check
@@ -52,8 +52,8 @@ package struct QuickEquality {
         withUnsafePointer(to: lhs) { left in withUnsafePointer(to: rhs) { isEqualAt(left, $0) } }
     }
 
-    private static let cache = Lock()
-    /// Every check made, by type; guarded by `cache`.
+    private static let quickEqualityCache = Lock()
+    /// Every check made, by type; guarded by `quickEqualityCache`.
     nonisolated(unsafe) private static var checks: [ObjectIdentifier: QuickEquality?] = [:]
 
     /// The check for `type`, made from those of its parts; `building` holds the types being made
@@ -62,13 +62,13 @@ package struct QuickEquality {
         _ type: any Any.Type, building: inout Set<ObjectIdentifier>
     ) -> (check: QuickEquality, isByteComparison: Bool) {
         let id = ObjectIdentifier(type)
-        if let known = cache.withLock({ checks[id] }) {
+        if let known = quickEqualityCache.withLock({ checks[id] }) {
             return known.map { ($0, false) } ?? (bytes(of: type), true)
         }
         guard building.insert(id).inserted else { return (bytes(of: type), true) }
         defer { building.remove(id) }
         let made = madeFromParts(type, building: &building)
-        cache.withLock { checks[id] = made }
+        quickEqualityCache.withLock { checks[id] = made }
         return made.map { ($0, false) } ?? (bytes(of: type), true)
     }
 

@@ -7,7 +7,8 @@
 #endif
 
 /// A mutex with a condition variable, for state that threads wait on (a `pthread_mutex_t` and a
-/// `pthread_cond_t`). Every call's result is checked: a failure here is a broken invariant.
+/// `pthread_cond_t`). In debug builds the mutex is an error-checking one and every call's result is
+/// checked: a failure there is a broken invariant.
 ///
 /// ```swift
 /// lock.lock()
@@ -27,12 +28,14 @@ struct ConditionLock: @unchecked Sendable {
 
     @inlinable
     func lock() {
-        storage.withUnsafeMutablePointerToElements { mutex in _ = pthread_mutex_lock(mutex) }
+        storage.withUnsafeMutablePointerToElements { mutex in checked(pthread_mutex_lock(mutex), "pthread_mutex_lock") }
     }
 
     @inlinable
     func unlock() {
-        storage.withUnsafeMutablePointerToElements { mutex in _ = pthread_mutex_unlock(mutex) }
+        storage.withUnsafeMutablePointerToElements { mutex in
+            checked(pthread_mutex_unlock(mutex), "pthread_mutex_unlock")
+        }
     }
 
     /// Runs `body` with the lock held.
@@ -67,9 +70,11 @@ struct ConditionLock: @unchecked Sendable {
     }
 
     /// Wakes every thread in ``wait()``.
-    @usableFromInline
+    @inlinable
     func broadcast() {
-        storage.withUnsafeMutablePointerToHeader { condition in _ = pthread_cond_broadcast(condition) }
+        storage.withUnsafeMutablePointerToHeader { condition in
+            checked(pthread_cond_broadcast(condition), "pthread_cond_broadcast")
+        }
     }
 }
 
@@ -82,16 +87,15 @@ final class ConditionLockStorage: ManagedBuffer<pthread_cond_t, pthread_mutex_t>
             create(minimumCapacity: 1) { _ in pthread_cond_t() }, to: ConditionLockStorage.self)
         storage.withUnsafeMutablePointers { condition, mutex in
             precondition(pthread_cond_init(condition, nil) == 0, "pthread_cond_init failed")
-            mutex.initialize(to: pthread_mutex_t())
-            precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
+            initializeMutex(mutex)
         }
         return storage
     }
 
     deinit {
         withUnsafeMutablePointers { condition, mutex in
-            pthread_cond_destroy(condition)
-            pthread_mutex_destroy(mutex)
+            checked(pthread_cond_destroy(condition), "pthread_cond_destroy")
+            checked(pthread_mutex_destroy(mutex), "pthread_mutex_destroy")
             mutex.deinitialize(count: 1)
         }
     }

@@ -10,15 +10,17 @@
 ///
 /// `State` is released and replaced only under the lock; a user's value that must be released with
 /// the lock left is taken out of the state first and returned from `withLock`.
+@usableFromInline
 package final class Locked<State>: @unchecked Sendable {
-    private let lock = ConditionLock()
-    private var state: State
+    @usableFromInline let lock = ConditionLock()
+    @exclusivity(unchecked) @usableFromInline var state: State
 
     package init(_ state: State) {
         self.state = state
     }
 
     /// Runs `body` on the state with the lock held; wakes every waiter afterwards.
+    @inlinable
     package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         lock.lock()
         defer {
