@@ -3,7 +3,7 @@ import PostsFeature
 import Testing
 
 /// The whole screen through ``appHandler``: the list and the user filter in one store.
-@Suite struct AppHandlerTests {
+@Suite(.timeLimit(.minutes(2))) struct AppHandlerTests {
     @Test func aFilterChangeTakesTheListToItsFirstPage() async {
         let store = TestStore(
             initialValues: [.pageSize: 2], actionHandler: appHandler, dependency: client(.success(threePosts)))
@@ -33,11 +33,13 @@ import Testing
         #expect(store.store.visiblePosts == threePosts)
     }
 
-    @Test func theListsFetchKeepsItsIDInTheApp() {
+    /// The list's fetch runs under the list lift's id: a new load replaces it, the list's cancel stops
+    /// it, and the app reaches it through the lift.
+    @Test func theListsFetchRunsUnderTheListsLift() {
         let store = TestStore(initialValues: [:], actionHandler: appHandler, dependency: client(.success(threePosts)))
         store.send(.list(.load)) { $0.set(value: true, forKey: .isLoading) }
         store.send(.list(.load))  // replaces the fetch in flight
-        #expect(store.runningEffectIDs == [AnyHashable(PostsCancelID.fetch)])
+        #expect(store.runningEffectIDs == [listFeature.effectID(PostsCancelID.fetch)])
         store.send(.list(.cancel)) { state in
             state.set(value: false, forKey: .isLoading)
             state.set(value: true, forKey: .wasCancelled)

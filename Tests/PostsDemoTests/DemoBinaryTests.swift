@@ -3,7 +3,7 @@ import Testing
 
 extension ExternalProcessTests {
     /// The built `PostsDemo` binary, run as a user would: its output, errors and exit status.
-    @Suite struct DemoBinaryTests {
+    @Suite(.timeLimit(.minutes(2))) struct DemoBinaryTests {
         let server: LoopbackServer
 
         init() throws {

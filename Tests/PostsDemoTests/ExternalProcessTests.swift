@@ -5,7 +5,7 @@ import Testing
 /// wait for those processes synchronously, so they run on a thread of their own (one for all of
 /// them): on the concurrency pool they held one of its two threads for the whole chain (20 s in the
 /// plain run, about 120 s under ThreadSanitizer), and every other test waited for the other one.
-@Suite(.serialized, .onAThreadOfItsOwn) enum ExternalProcessTests {}
+@Suite(.serialized, .onAThreadOfItsOwn, .timeLimit(.minutes(2))) enum ExternalProcessTests {}
 
 extension Trait where Self == OwnThreadTrait {
     /// Runs each test of the suite, and of the suites in it, on ``ThreadExecutor/processTests``.

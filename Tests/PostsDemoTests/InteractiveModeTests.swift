@@ -4,7 +4,7 @@ import Testing
 extension ExternalProcessTests {
     /// The interactive mode in a real terminal: tmux runs the binary, keys are typed with `send-keys`,
     /// the screen is read with `capture-pane`.
-    @Suite(.enabled(if: Tmux.isAvailable, "needs tmux"))
+    @Suite(.enabled(if: Tmux.isAvailable, "needs tmux"), .timeLimit(.minutes(2)))
     struct InteractiveModeTests {
         @Test func keysDriveTheScreenAndQQuits() throws {
             let tmux = try Tmux(running: DemoRun.binary.path, rows: 16, columns: 70)

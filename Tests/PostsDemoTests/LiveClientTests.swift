@@ -4,7 +4,7 @@ import Testing
 
 extension ExternalProcessTests {
     /// The `live` client end to end, against a real HTTP server on loopback.
-    @Suite struct LiveClientTests {
+    @Suite(.timeLimit(.minutes(2))) struct LiveClientTests {
         let server: LoopbackServer
 
         init() throws {

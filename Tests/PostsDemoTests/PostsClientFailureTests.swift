@@ -8,7 +8,7 @@ import Testing
 #endif
 
 /// URLSession's error codes, as a person reads them.
-@Suite struct PostsClientFailureTests {
+@Suite(.timeLimit(.minutes(2))) struct PostsClientFailureTests {
     @Test(arguments: [
         (URLError.Code.unknown, "could not reach h: the connection failed for an unknown reason (URL error -1)"),
         (.badServerResponse, "h answered, but the response is not valid HTTP"),

@@ -12,7 +12,7 @@ func client(_ result: Result<[Post], PostsError>) -> PostsClient {
     PostsClient(sourceDescription: "test") { result }
 }
 
-@Suite struct PostsHandlerTests {
+@Suite(.timeLimit(.minutes(2))) struct PostsHandlerTests {
     @Test func loadingShowsTheFirstPage() async {
         let store = TestStore(
             initialValues: [.pageSize: 2], actionHandler: postsHandler, dependency: client(.success(threePosts)))

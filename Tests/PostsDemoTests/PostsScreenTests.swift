@@ -14,7 +14,7 @@ private let wide = [
     Post(id: 2, userId: 1, title: "\u{202E}gnp.exe", body: ""),
 ]
 
-@Suite struct PostsScreenTests {
+@Suite(.timeLimit(.minutes(2))) struct PostsScreenTests {
     @Test func theScreenFitsItsWidthAndSanitizesTitles() {
         let posts = [Post(id: 1, userId: 1, title: "\u{1B}[31mA long title that will not fit", body: "")]
         let lines = screen([.posts: posts, .pageSize: 2]).lines(width: 24, height: 7, spinnerFrame: 0)

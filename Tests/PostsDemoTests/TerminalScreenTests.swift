@@ -4,7 +4,7 @@ import Testing
 extension ExternalProcessTests {
     /// What a person sees in a real terminal (tmux): wide text, suspend, resize, keys, and the
     /// terminal left clean however the program ends.
-    @Suite(.enabled(if: Tmux.isAvailable, "needs tmux"))
+    @Suite(.enabled(if: Tmux.isAvailable, "needs tmux"), .timeLimit(.minutes(2)))
     struct TerminalScreenTests {
         let server: LoopbackServer
 

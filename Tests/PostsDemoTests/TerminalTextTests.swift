@@ -1,7 +1,7 @@
 import PostsFeature
 import Testing
 
-@Suite struct TerminalTextTests {
+@Suite(.timeLimit(.minutes(2))) struct TerminalTextTests {
     @Test func escapeSequencesAndControlsAreRemoved() {
         #expect(TerminalText.sanitized("\u{1B}[2J\u{1B}[31mred\u{1B}[0m") == "red")
         #expect(TerminalText.sanitized("\u{1B}]0;pwned\u{07}title") == "title")
@@ -31,7 +31,7 @@ import Testing
     }
 }
 
-@Suite struct DisplayWidthTests {
+@Suite(.timeLimit(.minutes(2))) struct DisplayWidthTests {
     @Test func cellsOfEachKindOfCharacter() {
         #expect(TerminalText.width(of: "abc") == 3)
         #expect(TerminalText.width(of: "東京") == 4)  // East Asian wide

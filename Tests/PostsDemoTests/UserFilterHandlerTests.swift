@@ -3,7 +3,7 @@ import PostsFeature
 import Testing
 
 /// The user filter on its own keys, as a feature is tested before it is lifted into the app.
-@Suite struct UserFilterHandlerTests {
+@Suite(.timeLimit(.minutes(2))) struct UserFilterHandlerTests {
     @Test func nextUserCyclesThroughTheUsersWithPostsThenEveryone() {
         let store = TestStore(initialValues: [.posts: threePosts], actionHandler: userFilterHandler, dependency: ())
         store.send(.selectNextUser) { $0.set(value: 1, forKey: .selectedUser) }
