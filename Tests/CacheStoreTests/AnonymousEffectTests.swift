@@ -3,7 +3,7 @@ import Testing
 
 /// An effect made without an id has an id of its own (``ActionEffect/id``), and that id follows the
 /// rule of every id: starting an effect whose id is running cancels the running one first.
-@Suite struct AnonymousEffectTests {
+@Suite(.timeLimit(.minutes(2))) struct AnonymousEffectTests {
     /// A store whose `.startForever` returns `anonymous`, and whose `.start` returns an effect given
     /// `anonymous`'s id that delivers `result`; delivered results are appended to `.list`.
     static func makeStore(

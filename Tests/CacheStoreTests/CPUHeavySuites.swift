@@ -10,4 +10,4 @@ import Testing
 /// one of them holds a core, or a pool thread: the synchronous chains of `ReentrancyDepthTests` run
 /// on the pool, as a handler's recursion must fit a pool thread's stack; the others work on threads
 /// of their own (`offThePool`).
-@Suite(.serialized) enum CPUHeavySuites {}
+@Suite(.serialized, .timeLimit(.minutes(10))) enum CPUHeavySuites {}

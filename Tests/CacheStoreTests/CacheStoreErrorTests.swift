@@ -2,7 +2,7 @@ import CacheStore
 import Foundation
 import Testing
 
-@Suite struct CacheStoreErrorTests {
+@Suite(.timeLimit(.minutes(2))) struct CacheStoreErrorTests {
     @Test func resolveOfAMissingKeyThrowsMissingRequiredKeys() {
         let cache = CacheStore<Key>(initialValues: [:])
         #expect {

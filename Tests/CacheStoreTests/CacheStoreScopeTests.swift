@@ -23,7 +23,7 @@ let featureKeys: BiDirectionalTransformation<Key?, FeatureKey?> = (
     }
 )
 
-@Suite struct CacheStoreScopeTests {
+@Suite(.timeLimit(.minutes(2))) struct CacheStoreScopeTests {
     @Test func keySubsetScopeShowsOnlyItsKeys() {
         let parent = CacheStore<Key>(initialValues: [.count: 1, .name: "x", .flag: true])
         let scope = parent.scope(keys: [.count, .name])

@@ -2,7 +2,7 @@ import CacheStore
 import Foundation
 import Testing
 
-@Suite struct CacheStoreTests {
+@Suite(.timeLimit(.minutes(2))) struct CacheStoreTests {
     @Test func getReturnsTypedValuesAndNilForMissingOrMistypedKeys() {
         let cache = CacheStore<Key>(initialValues: [.count: 1, .name: "Ada"])
         #expect(cache.get(.count, as: Int.self) == 1)

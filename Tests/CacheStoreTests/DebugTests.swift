@@ -1,7 +1,7 @@
 import CacheStore
 import Testing
 
-@Suite struct DebugTests {
+@Suite(.timeLimit(.minutes(2))) struct DebugTests {
     func reports(for actions: [CounterAction], initialValues: [Key: Any] = [.count: 1]) -> [String] {
         let output = Recorder<String>()
         let store = Store(initialValues: initialValues, actionHandler: counterHandler).debug { output.append($0) }

@@ -81,7 +81,7 @@ private func makeApp() -> Store<AppKey, AppAction, Void> {
     Store(initialValues: [.isLoading: false, .theme: "light"], actionHandler: appHandler)
 }
 
-@Suite struct DebugTreeTests {
+@Suite(.timeLimit(.minutes(2))) struct DebugTreeTests {
     @Test func aRootLogLabelsTheReportsOfItsScopedStores() {
         let log = Recorder<String>()
         let app = makeApp().debug(label: "App") { log.append($0) }

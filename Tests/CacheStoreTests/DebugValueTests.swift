@@ -116,7 +116,7 @@ final class UncheckedBox: @unchecked Sendable {
     }
 }
 
-@Suite struct DebugValueTests {
+@Suite(.timeLimit(.minutes(2))) struct DebugValueTests {
     @Test func anObjectGraphWithBackPointersIsDumpedOncePerObject() {
         let report = debugReport(writing: ListNode.list([1, 20, 3]), over: ListNode.list([1, 2, 3]))
         #expect(

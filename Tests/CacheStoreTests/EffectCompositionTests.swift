@@ -32,7 +32,7 @@ func receiving(_ name: String, id: AnyHashable, after gate: Gate? = nil) -> Acti
     }
 }
 
-@Suite struct EffectCompositionTests {
+@Suite(.timeLimit(.minutes(2))) struct EffectCompositionTests {
     @Test func aMergedEffectStartsEveryPartAndCancelByIDReachesOne() async {
         let (a, b) = (Gate(), Gate())
         let store = makeComposedStore { .merge(receiving("a", id: "a", after: a), receiving("b", id: "b", after: b)) }

@@ -49,7 +49,7 @@ func makeEffectStore(gates: Int = 2) -> (Store<Key, EffectAction, EffectDependen
     return (Store(initialValues: [:], actionHandler: effectHandler, dependency: dependency), dependency)
 }
 
-@Suite struct EffectTests {
+@Suite(.timeLimit(.minutes(2))) struct EffectTests {
     @Test func anEffectsActionIsHandledWhenItFinishes() async {
         let (store, dependency) = makeEffectStore()
         store.handle(action: .start(id: "a", gate: 0, result: 1))

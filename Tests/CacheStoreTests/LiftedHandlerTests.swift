@@ -67,7 +67,7 @@ func liftedFeature(
         dependencyTransformation: { step in step })
 }
 
-@Suite struct LiftedHandlerTests {
+@Suite(.timeLimit(.minutes(2))) struct LiftedHandlerTests {
     @Test func aLiftedHandlerReadsAndWritesOnlyItsMappedKeys() {
         let seen = Recorder<[LiftedKey: Int]>()
         let store = Store(

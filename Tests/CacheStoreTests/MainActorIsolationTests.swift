@@ -6,7 +6,7 @@ import Testing
 
 /// A store created with `isolation: .mainActor` handles every action on the main thread — sent from
 /// an effect's task or from a background thread alike — in order; effects still run off it.
-@Suite struct MainActorIsolationTests {
+@Suite(.timeLimit(.minutes(2))) struct MainActorIsolationTests {
     enum Key { case log, effectThreads }
     enum Action: Sendable {
         case record(Int)
@@ -92,7 +92,7 @@ import Testing
     }
 
     /// A background thread's send that has returned is handled before a send the main actor makes after it.
-    @MainActor @Test(.timeLimit(.minutes(1))) func aBackgroundSendThatReturnedIsHandledBeforeALaterMainActorSend()
+    @MainActor @Test(.timeLimit(.minutes(2))) func aBackgroundSendThatReturnedIsHandledBeforeALaterMainActorSend()
         async
     {
         let journal = Journal()

@@ -9,7 +9,7 @@ func fireCount(for read: @escaping @Sendable () -> Void) -> Recorder<Void> {
     return fired
 }
 
-@Suite struct ObservationTests {
+@Suite(.timeLimit(.minutes(2))) struct ObservationTests {
     @Test func readingAKeyTracksThatKeyOnly() {
         let cache = CacheStore<Key>(initialValues: [.count: 0, .name: "x"])
         let fired = fireCount { _ = cache.get(.count, as: Int.self) }

@@ -78,7 +78,7 @@ private func article(_ id: Int, tag: String = "swift", score: Double = 1) -> Art
         pair: (rank: id, writer: Writer(name: "Writer number \(id)")))
 }
 
-@Suite struct QuickEqualityTests {
+@Suite(.timeLimit(.minutes(2))) struct QuickEqualityTests {
     @Test func structsOfEveryPartKindAreComparedWithoutMirror() {
         #expect(QuickEquality.of(Article.self) != nil)
         #expect(QuickEquality.of([Int: Article].self) != nil)

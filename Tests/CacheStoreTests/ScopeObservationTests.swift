@@ -4,7 +4,7 @@ import Testing
 
 /// A read through a scope is recorded on the scope's own subject of the key, linked to the key where
 /// it is stored, and unlinked when the scope is released: its observers fire as before, and go with it.
-@Suite struct ScopeObservationTests {
+@Suite(.timeLimit(.minutes(2))) struct ScopeObservationTests {
     @Test func aScopesObserverFiresOnEveryChangeOfItsKeyNotOnOthers() {
         let parent = CacheStore<Key>(initialValues: [.count: 0, .name: "x"])
         let scope = parent.scope(keyTransformation: featureKeys)

@@ -31,7 +31,7 @@ func makeParent() -> Store<Key, CounterAction, Int> {
         dependency: 10)
 }
 
-@Suite struct ScopedStoreTests {
+@Suite(.timeLimit(.minutes(2))) struct ScopedStoreTests {
     @Test func aScopedStoreWritesTheParentsStateLive() {
         let parent = makeParent()
         let feature = parent.scope(

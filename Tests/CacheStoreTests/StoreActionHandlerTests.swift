@@ -1,7 +1,7 @@
 import CacheStore
 import Testing
 
-@Suite struct StoreActionHandlerTests {
+@Suite(.timeLimit(.minutes(2))) struct StoreActionHandlerTests {
     @Test func noneChangesNothingAndRunsNoEffect() {
         let store = Store<Key, CounterAction, Void>(initialValues: [.count: 1], actionHandler: .none)
         store.handle(action: .increment)

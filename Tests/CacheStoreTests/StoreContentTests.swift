@@ -12,7 +12,7 @@ struct CountContent: StoreContent {
     }
 }
 
-@Suite struct StoreContentTests {
+@Suite(.timeLimit(.minutes(2))) struct StoreContentTests {
     @Test func contentIsBuiltFromTheStateNow() {
         let store = Store(initialValues: [.count: 1], actionHandler: counterHandler)
         #expect(store.content(using: CountContent.self).count == 1)

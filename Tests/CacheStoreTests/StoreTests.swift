@@ -31,7 +31,7 @@ let counterHandler = StoreActionHandler<Key, CounterAction, Void> { state, actio
     return .none
 }
 
-@Suite struct StoreTests {
+@Suite(.timeLimit(.minutes(2))) struct StoreTests {
     @Test func handleUpdatesTheStateBeforeItReturns() {
         let store = Store(initialValues: [.count: 0], actionHandler: counterHandler)
         store.handle(action: .increment)

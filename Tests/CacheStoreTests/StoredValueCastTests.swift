@@ -4,7 +4,7 @@ import Testing
 
 /// A typed read loads a value stored as its own small type straight from the `Any`'s buffer, and casts
 /// everything else: each read here must return what `as?` on the stored `Any` returns.
-@Suite struct StoredValueCastTests {
+@Suite(.timeLimit(.minutes(2))) struct StoredValueCastTests {
     class Animal: @unchecked Sendable {}
     final class Dog: Animal, @unchecked Sendable {}
     protocol Named { var name: String { get } }

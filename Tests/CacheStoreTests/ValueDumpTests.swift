@@ -17,7 +17,7 @@ private final class Reference: @unchecked Sendable {
     let value = 1
 }
 
-@Suite struct ValueDumpTests {
+@Suite(.timeLimit(.minutes(2))) struct ValueDumpTests {
     @Test func leavesRenderAsSwiftLiterals() {
         #expect(ValueDump.inline("a \"quoted\"\nline") == #""a \"quoted\"\nline""#)
         #expect(ValueDump.inline(42) == "42")
@@ -73,7 +73,7 @@ private final class Reference: @unchecked Sendable {
     }
 }
 
-@Suite struct StructuralEqualityTests {
+@Suite(.timeLimit(.minutes(2))) struct StructuralEqualityTests {
     @Test func equatableValuesUseEquality() {
         #expect(isStructurallyEqual(1, 1))
         #expect(!isStructurallyEqual(1, 2))

@@ -5,7 +5,7 @@ import Testing
 // declared inside the test, so that their names (`AppKey`, `SearchAction`, …) do not meet the other
 // articles' examples in this module.
 
-@Suite struct ComposingFeaturesExamples {
+@Suite(.timeLimit(.minutes(2))) struct ComposingFeaturesExamples {
     @Test func theArticlesAppRunsInOneStoreAndIsTestedByOneTestStore() async {
         // The Getting Started examples declare a `Clock` of their own in this module.
         typealias Clock = _Concurrency.Clock

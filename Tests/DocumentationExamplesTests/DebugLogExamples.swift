@@ -28,7 +28,7 @@ let appHandler = AppHandler { state, action, _ in
     return .none
 }
 
-@Suite struct DebugLogExamples {
+@Suite(.timeLimit(.minutes(2))) struct DebugLogExamples {
     @Test func aRootLogShowsItsScopedStoresActions() {
         let appStore = Store(initialValues: [.fontSize: 12], actionHandler: appHandler)
             .debug(label: "App")

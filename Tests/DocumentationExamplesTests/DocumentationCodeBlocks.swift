@@ -124,7 +124,7 @@ struct DocumentationCodeBlocks {
     }
 }
 
-@Suite struct DocumentationCodeBlockTests {
+@Suite(.timeLimit(.minutes(2))) struct DocumentationCodeBlockTests {
     @Test func everySwiftBlockOfTheDocumentationIsCompiledByATest() throws {
         let sources = try DocumentationCodeBlocks.compiledSources()
         var checked = 0

@@ -93,7 +93,7 @@ final class SuggestBackend: Sendable {
     }
 }
 
-@Suite struct EffectCompositionExamples {
+@Suite(.timeLimit(.minutes(2))) struct EffectCompositionExamples {
     @Test func typingFetchesOnceTheDebounceDelayPassed() async {
         let clock = TestClock()
         let store = Store(

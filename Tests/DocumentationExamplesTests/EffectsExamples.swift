@@ -102,7 +102,7 @@ actor Catalog {
     }
 }
 
-@Suite struct EffectsExamples {
+@Suite(.timeLimit(.minutes(2))) struct EffectsExamples {
     @Test func aNewSearchCancelsTheOneInFlight() async {
         let slowClient = SearchClient { query in
             try? await Task.sleep(for: .milliseconds(300))  // a slow network

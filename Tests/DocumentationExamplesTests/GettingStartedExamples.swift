@@ -43,7 +43,7 @@ let timedCartHandler = TimedCartHandler { state, action, clock in
     return effect
 }
 
-@Suite struct GettingStartedExamples {
+@Suite(.timeLimit(.minutes(2))) struct GettingStartedExamples {
     @Test func aStoreHandlesActionsAndIsReadTyped() throws {
         let cart = Store(initialValues: [.total: 0], actionHandler: cartHandler)
         cart.handle(action: .add(name: "Tea", price: 4))

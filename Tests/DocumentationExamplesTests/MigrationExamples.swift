@@ -29,7 +29,7 @@ struct ScoreContent: StoreContent {
     }
 }
 
-@Suite struct MigrationExamples {
+@Suite(.timeLimit(.minutes(2))) struct MigrationExamples {
     @Test func compositionReplacesSubclassing() {
         var printed: [String] = []
         let print = { (text: String) in printed.append(text) }

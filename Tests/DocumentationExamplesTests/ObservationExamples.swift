@@ -11,7 +11,7 @@ import Testing
 
 enum ProfileKey { case name, lastSeen }
 
-@Suite struct ObservationExamples {
+@Suite(.timeLimit(.minutes(2))) struct ObservationExamples {
     @Test func aReadTracksThatKeyOnly() {
         let profile = CacheStore<ProfileKey>(initialValues: [.name: "Ada"])
         let nameChanges = Counter()

@@ -40,7 +40,7 @@ let settingsHandler = SettingsHandler { state, action, _ in
 
 typealias AppHandler = StoreActionHandler<AppKey, AppAction, Void>
 
-@Suite struct ScopingExamples {
+@Suite(.timeLimit(.minutes(2))) struct ScopingExamples {
     @Test func aKeySubsetScopeIsALiveView() {
         let app = CacheStore<AppKey>(initialValues: [.theme: "dark"])
         let session = app.scope(keys: [.token, .userID])

@@ -273,7 +273,7 @@ let basketHandler = BasketHandler { state, action, _ in
 }
 
 /// The failure messages the article shows are the ones the test store reports.
-@Suite struct TestingArticleFailureMessages {
+@Suite(.timeLimit(.minutes(2))) struct TestingArticleFailureMessages {
     let article = Result {
         try DocumentationCodeBlocks.text(of: "Sources/CacheStoreTesting/Documentation.docc/TestingWithTestStore.md")
     }

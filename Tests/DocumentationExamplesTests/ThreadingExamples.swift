@@ -22,7 +22,7 @@ let tallyHandler = TallyHandler { state, action, _ in
     return .none
 }
 
-@Suite struct ThreadingExamples {
+@Suite(.timeLimit(.minutes(2))) struct ThreadingExamples {
     @Test func actionsFromManyTasksAreHandledOneAtATime() async {
         let tally = Store(
             initialValues: [.count: 0, .changes: 0], actionHandler: tallyHandler)
@@ -69,7 +69,7 @@ final class Peer: Sendable {
     }
 }
 
-@Suite struct StoresThatSendToEachOther {
+@Suite(.timeLimit(.minutes(2))) struct StoresThatSendToEachOther {
     /// Both peers start on two threads at once, many times: every ping arrives, none deadlocks.
     @Test func peersThatPingEachOtherFromTwoThreadsNeverDeadlock() async {
         let peers = PeerPair()

@@ -27,7 +27,7 @@ let handler = StoreActionHandler<Key, Action, Void> { state, action, _ in
 /// The README's tests, main-actor isolated by default like the rest of this target. They are in a
 /// suite because Swift 6.3's `@Test` macro does not compile on a top-level function of a module with
 /// main-actor isolation by default ("'@const' value should be initialized with a compile-time value").
-@Suite struct ReadmeInAMainActorApp {
+@Suite(.timeLimit(.minutes(2))) struct ReadmeInAMainActorApp {
     @Test func quickStart() async {
         let store = Store(initialValues: [.count: 0], actionHandler: handler)
         store.handle(action: .increment)

@@ -5,7 +5,7 @@ import Testing
 /// The `changes` stream keeps the keys that wait for a busy consumer. When it lets go of them (too
 /// many merge into "every key", or the consumer takes them), a key whose `deinit` writes to the cache
 /// must be released with no lock held: the write tells the stream, which takes its lock again.
-@Suite struct ChangesKeyReleaseTests {
+@Suite(.timeLimit(.minutes(2))) struct ChangesKeyReleaseTests {
     /// A key's payload whose `deinit` runs `onRelease`, equal by `id`.
     final class Token: Hashable, @unchecked Sendable {
         let id: Int

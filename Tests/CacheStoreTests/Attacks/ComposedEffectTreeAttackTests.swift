@@ -11,7 +11,7 @@ import Testing
 /// One test at a time, with long loops only in the full soak (`Soak.isFull`), and generous waits:
 /// run beside everything else on 2 cores (under ThreadSanitizer above all), its thousands of effect
 /// tasks starved other suites' effects for 50 s.
-@Suite(.serialized) struct ComposedEffectTreeAttackTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ComposedEffectTreeAttackTests {
     typealias Key = ScriptKey
     typealias Action = ScriptAction
     typealias Payload = ScriptPayload

@@ -12,7 +12,7 @@ enum CancelAttackAction: Sendable {
 /// `cancel(id:)` called from a handler of store B, while A's effect delivers an action whose
 /// handler sends to B: the canceller waits for that delivery, and the delivery waits for B. The
 /// cycle must be found: no deadlock, and if `cancel(id:)` returned `true`, no later tick is handled.
-@Suite struct CrossStoreCancelTests {
+@Suite(.timeLimit(.minutes(2))) struct CrossStoreCancelTests {
     final class Links: @unchecked Sendable {
         weak var a: Store<Key, CancelAttackAction, Links>?
         weak var b: Store<Key, CancelAttackAction, Links>?

@@ -11,7 +11,7 @@ enum DebugAttackAction: Sendable {
 /// `debug(_:)` is public configuration, and a handler may call any store (Threading article: "Each
 /// may read and write any store"). Called from a handler of store B on a thread that store A's
 /// handling thread waits for, it must neither deadlock nor crash.
-@Suite struct DebugFromHandlerTests {
+@Suite(.timeLimit(.minutes(2))) struct DebugFromHandlerTests {
     @Test func configuringDebugFromAHandlerWhileTheOtherStoreWaitsForUsDoesNotCrash() async {
         await #expect(processExitsWith: .success) {
             final class Links: @unchecked Sendable {

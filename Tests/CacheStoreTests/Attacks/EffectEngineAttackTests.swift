@@ -12,7 +12,7 @@ import Testing
 /// concurrency pool is starved: in the full soak on 2 cores, CPU-heavy tests of other suites have
 /// held both pool threads for over 30 s, so effects here did not run. For the same reason the
 /// suite runs one test at a time, and its loops are long only in the full soak (`Soak.isFull`).
-@Suite(.serialized) struct EffectEngineAttackTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct EffectEngineAttackTests {
     typealias Key = ScriptKey
     typealias Action = ScriptAction
     typealias Payload = ScriptPayload

@@ -21,7 +21,7 @@ extension CPUHeavySuites {
     /// id, or a throttle id, whose `deinit` re-enters the store. (Their memory per effect id is measured in
     /// a process of its own: `EffectMemoryTests`.) Waits are long (60-120 s) only where reached when
     /// something is wrong or the pool starves.
-    @Suite(.serialized) struct EffectSlotAttackTests {
+    @Suite(.serialized, .timeLimit(.minutes(10))) struct EffectSlotAttackTests {
         typealias Attacked = Store<ScriptKey, ScriptAction, Void>
 
         /// Waits until `store` runs no effect.

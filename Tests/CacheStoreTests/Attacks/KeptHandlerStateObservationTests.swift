@@ -12,7 +12,7 @@ enum KeepAction: Sendable {
 /// A scope made over a handler's `inout` state (or the state itself, kept) may be used after the
 /// action: it then reads the committed state. A view observing it must be told of later changes,
 /// as it is for any other scope of the store's state.
-@Suite struct KeptHandlerStateObservationTests {
+@Suite(.timeLimit(.minutes(2))) struct KeptHandlerStateObservationTests {
     static func makeStore(keeping kept: AttackBox<CacheStore<Key>?>) -> Store<Key, KeepAction, Void> {
         Store(
             initialValues: [.count: 0],

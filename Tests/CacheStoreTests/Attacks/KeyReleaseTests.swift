@@ -6,7 +6,7 @@ import Testing
 /// its copy of such a key (the key removed, with an equal but distinct key), the payload's `deinit`
 /// runs: it must run with no lock held, as a value's does ("No lock is held while user code runs or
 /// a user value is released").
-@Suite struct KeyReleaseTests {
+@Suite(.timeLimit(.minutes(2))) struct KeyReleaseTests {
     final class Token: Hashable, @unchecked Sendable {
         let id: Int
         let onRelease: @Sendable () -> Void

@@ -4,7 +4,7 @@ import Testing
 
 /// A `.mainActor` store's effect actions hop to the main queue; `cancel(id:)` called from another
 /// thread while they do must still keep its promise: once it returned `true`, no tick is handled.
-@Suite struct MainActorCancelTests {
+@Suite(.timeLimit(.minutes(2))) struct MainActorCancelTests {
     @Test func cancellingAMainActorStoresEffectFromAnotherThread() async {
         let tally = TickTally()
         let store = Store(initialValues: [:], actionHandler: tickHandler, dependency: tally, isolation: .mainActor)

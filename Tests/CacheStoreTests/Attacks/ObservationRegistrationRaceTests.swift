@@ -6,7 +6,7 @@ import Testing
 /// `withObservationTracking` registers its observer only after its `apply` closure returns. A write
 /// by another thread between the read and that registration must not silence the writes that come
 /// after the registration: the observer is registered, so the next write must fire it.
-@Suite struct ObservationRegistrationRaceTests {
+@Suite(.timeLimit(.minutes(2))) struct ObservationRegistrationRaceTests {
     @Observable final class Model: @unchecked Sendable {
         var count = 0
     }

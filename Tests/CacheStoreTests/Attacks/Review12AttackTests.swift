@@ -6,7 +6,7 @@ import Testing
 /// Review 12: typed reads move a value out of an `Any`'s inline buffer, and the store copies and
 /// destroys its `Any?`s in place as `Any`s. Every kind of value, read every way, must own exactly
 /// the references it copied: each `Tracked` object is released once, never early, never leaked.
-@Suite(.serialized) struct Review12AttackTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct Review12AttackTests {
     /// Counts its live instances: a double release ends one early (or crashes), a leak keeps it.
     class Tracked: @unchecked Sendable {
         static let live = LiveCount()

@@ -6,7 +6,7 @@ import Testing
 /// Review 15: a scoped store's writes to its parent's keys and to keys of its own, published apart;
 /// a handler's state used on another thread while its action runs. (Its third finding, a
 /// long-lived scope's memory per key it observed, is open: see the stop's closing note.)
-@Suite struct Review15AttackTests {
+@Suite(.timeLimit(.minutes(2))) struct Review15AttackTests {
     enum AppKey: Hashable, Sendable { case shared, other }
     enum FeatureKey: Hashable, Sendable { case shared, local }
     enum FeatureAction: Sendable { case write(Int) }

@@ -5,7 +5,7 @@ import Testing
 
 /// Review 4's attacks on the engine's unretained engine references, the deferral of an idle turn's
 /// first effect task, and the scopes' linked observation subjects.
-@Suite struct Review4AttackTests {
+@Suite(.timeLimit(.minutes(2))) struct Review4AttackTests {
     static let identity: BiDirectionalTransformation<Key?, Key?> = (from: { $0 }, to: { $0 })
 
     // MARK: Scopes' linked subjects

@@ -5,7 +5,7 @@ import Testing
 /// Review 5's attacks on the newest effect engine: an ending effect's task that takes its tree's
 /// idle turn itself, the deferred task of an idle turn's first single effect (its operation and
 /// ticket in two variables), and anonymous effects no longer matched by id.
-@Suite struct Review5AttackTests {
+@Suite(.timeLimit(.minutes(2))) struct Review5AttackTests {
     static let identity: BiDirectionalTransformation<Key?, Key?> = (from: { $0 }, to: { $0 })
 
     // MARK: The deferred first task of an idle turn

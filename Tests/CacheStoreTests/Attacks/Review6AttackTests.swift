@@ -7,7 +7,7 @@ import Testing
 /// `EffectLifecycle.anonymousTicket`), the effect runner made by a store's first effect, a key's one
 /// list of observation subjects, keys released outside the storage's and the `changes` stream's
 /// locks, and the `changes` iterator's copies.
-@Suite struct Review6AttackTests {
+@Suite(.timeLimit(.minutes(2))) struct Review6AttackTests {
     // MARK: An anonymous effect returned more than once
 
     /// One effect value, made once without an id and returned by every `.start`: its runs share its

@@ -5,7 +5,7 @@ import Testing
 /// Review 7's attacks on the newest code: a transaction's lone write held apart from its arrays
 /// (`TransactionCore.onlyKey`), the `Lock` under contention and re-entered from a value's
 /// `deinit`, and the `changes` iterator's several waiters.
-@Suite struct Review7AttackTests {
+@Suite(.timeLimit(.minutes(2))) struct Review7AttackTests {
     enum Key: Hashable, Sendable { case a, b, c }
     enum Action: Sendable { case run(Int) }
 

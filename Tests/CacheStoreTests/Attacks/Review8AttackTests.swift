@@ -7,7 +7,7 @@ import Testing
 /// at any instant; a scope released by its own observer; a handler that replaces its state with a
 /// scope of it; and effects started again (an effect made once and used twice, as a concatenation's
 /// two steps, mapped twice, or debounced and started now under one id).
-@Suite struct Review8AttackTests {
+@Suite(.timeLimit(.minutes(2))) struct Review8AttackTests {
     enum Key: Hashable, Sendable { case a, b }
     enum Action: Equatable, Sendable {
         case start

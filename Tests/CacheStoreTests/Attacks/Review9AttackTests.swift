@@ -5,7 +5,7 @@ import Testing
 
 /// Review 9's attacks: lifted feature handlers whose state (or something made from it) outlives the
 /// action, and the stores they run in.
-@Suite struct Review9AttackTests {
+@Suite(.timeLimit(.minutes(2))) struct Review9AttackTests {
     /// A lifted feature with a key of its own: `.value` is the app's `.count`.
     static let keys: BiDirectionalTransformation<Key?, LiftedKey?> = (
         from: { $0 == .count ? .value : nil },

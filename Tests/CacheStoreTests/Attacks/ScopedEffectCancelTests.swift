@@ -13,7 +13,7 @@ enum ChildAction: Sendable {
 
 /// Once a scoped store's `cancel(id:)` returned `true`, nothing its effect sends is handled any more:
 /// also not by the parent store, which handles the scoped store's actions after its handler.
-@Suite struct ScopedEffectCancelTests {
+@Suite(.timeLimit(.minutes(2))) struct ScopedEffectCancelTests {
     @Test func theParentDoesNotHandleACancelledChildEffectsActionAfterCancelReturnedTrue() async {
         let cancelReturnedTrue = AttackBox(false)
         let inChildHandler = DispatchSemaphore(value: 0)

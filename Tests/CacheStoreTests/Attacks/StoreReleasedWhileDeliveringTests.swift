@@ -10,7 +10,7 @@ enum ReleaseWhileDeliveringAction: Sendable {
 /// The last reference to a store is dropped inside its own handler, while its effect delivers: the
 /// store's `deinit` (which cancels its effects) runs inside that handler. No crash, no deadlock,
 /// and no tick is handled after the release.
-@Suite struct StoreReleasedWhileDeliveringTests {
+@Suite(.timeLimit(.minutes(2))) struct StoreReleasedWhileDeliveringTests {
     final class Owner: @unchecked Sendable {
         var store: Store<Key, ReleaseWhileDeliveringAction, Owner>?
         let released = AttackBox(false)

@@ -9,7 +9,7 @@ enum RingAction: Sendable {
 
 /// Three stores whose handlers send to the next store in a ring, from three threads at once, many
 /// times: no deadlock (the wait graph finds cycles of three), and every sent action is handled.
-@Suite struct StoreRingTests {
+@Suite(.timeLimit(.minutes(2))) struct StoreRingTests {
     final class Ring: @unchecked Sendable {
         var stores: [Store<Key, RingAction, Int>] = []
     }

@@ -5,7 +5,7 @@ import Testing
 /// A throttled effect's schedule keeps the instants of a user's clock. When it lets go of one (a
 /// booking replaced), an instant holding a value whose `deinit` calls the store must be released with
 /// the schedule's lock left: `cancel(id:)` takes that lock too.
-@Suite struct ThrottleBookingReleaseTests {
+@Suite(.timeLimit(.minutes(2))) struct ThrottleBookingReleaseTests {
     /// Runs `onRelease` when released.
     final class Probe: Sendable {
         let onRelease: @Sendable () -> Void

@@ -6,7 +6,7 @@ import Testing
 /// runs again on the new value" (Threading article), so another thread's write is never lost. (A
 /// closure that writes the cache itself has side effects, which a rerun repeats: the article says to
 /// keep the closure free of them.)
-@Suite struct UpdateConflictTests {
+@Suite(.timeLimit(.minutes(2))) struct UpdateConflictTests {
     @Test func anotherThreadsWriteDuringTheClosureIsNeverLost() async {
         let cache = CacheStore<Key>(initialValues: [.count: 0])
         let runs = AttackBox(0)

@@ -13,7 +13,7 @@ enum ReentryAction: Sendable {
 /// effect of the store that released it — from `update`, from a handler that replaces the whole
 /// state, from a scope, and from a scoped store's handler. None may deadlock, and each re-entrant
 /// call takes effect.
-@Suite struct ValueDeinitReentryTests {
+@Suite(.timeLimit(.minutes(2))) struct ValueDeinitReentryTests {
     final class StoreBox: @unchecked Sendable {
         weak var store: Store<Key, ReentryAction, Void>?
     }

@@ -11,7 +11,7 @@ enum WeakRaceAction: Sendable {
 /// a weakly kept handler state while the next action's handler writes the recycled transaction.
 /// Keys and values are inline (`Int`), and the transaction keeps its capacity from the first
 /// action, so a plain build reads torn values rather than freed memory.
-@Suite struct WeaklyKeptHandlerStateRaceTests {
+@Suite(.timeLimit(.minutes(2))) struct WeaklyKeptHandlerStateRaceTests {
     final class WeakHolder: @unchecked Sendable {
         weak var state: CacheStore<Key>?
         let stopReading = AttackBox(false)

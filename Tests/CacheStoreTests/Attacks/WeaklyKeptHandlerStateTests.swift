@@ -12,7 +12,7 @@ enum WeakKeepAction: Sendable {
 /// engine recycles a handler's state for the next action when nothing holds it strongly; a weak
 /// holder must then not see the next action's writes before they are committed (another thread
 /// reading it while that action runs would read half an action, and race on the transaction).
-@Suite struct WeaklyKeptHandlerStateTests {
+@Suite(.timeLimit(.minutes(2))) struct WeaklyKeptHandlerStateTests {
     final class WeakHolder: @unchecked Sendable {
         weak var state: CacheStore<Key>?
         let readDuringAction = AttackBox<Int?>(nil)

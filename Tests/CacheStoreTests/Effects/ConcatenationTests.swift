@@ -4,7 +4,7 @@ import Testing
 
 /// `concatenate`: a concatenation's next step is decided when its step ends, so a program of
 /// composed effects handles its actions in one order on every run.
-@Suite(.serialized, .timeLimit(.minutes(1))) struct ConcatenationTests {
+@Suite(.serialized, .timeLimit(.minutes(2))) struct ConcatenationTests {
     enum Key: Hashable, Sendable { case unused }
     enum Action: Sendable, Equatable, CustomStringConvertible {
         case start

@@ -4,7 +4,7 @@ import Testing
 
 /// `debounce(id:for:clock:)`: an effect starts once its wait is over, and a wait is over when its
 /// deadline has passed on its clock, whether or not its timer has fired yet.
-@Suite(.timeLimit(.minutes(1))) struct DebounceTests {
+@Suite(.timeLimit(.minutes(2))) struct DebounceTests {
     enum Key: Hashable, Sendable { case query }
     enum Action: Sendable, Equatable {
         case queryChanged(String)

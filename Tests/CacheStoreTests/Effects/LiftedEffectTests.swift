@@ -4,7 +4,7 @@ import Testing
 
 /// Effects of a feature lifted into an app keep their feature's ids to themselves: a feature lifted
 /// twice runs, replaces and cancels each lift's effects apart.
-@Suite(.timeLimit(.minutes(1))) struct LiftedEffectTests {
+@Suite(.timeLimit(.minutes(2))) struct LiftedEffectTests {
     /// The counter feature: `.start` runs a timer that sends `.tick` for each tick its dependency
     /// gives, `.stop` cancels it.
     enum CounterKey: Hashable, Sendable { case ticks }

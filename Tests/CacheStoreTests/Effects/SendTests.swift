@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// An effect's `Send`: it never blocks a thread of the concurrency pool, however busy the store.
-@Suite(.timeLimit(.minutes(1))) struct SendTests {
+@Suite(.timeLimit(.minutes(2))) struct SendTests {
     enum Key: Hashable, Sendable { case sent }
     enum Action: Sendable {
         case start
@@ -30,8 +30,10 @@ import Testing
                     }
                 case .slow:
                     slowBegan.open()
-                    // Holds the store's turn; the effects run meanwhile on the pool.
-                    let deadline = Date().addingTimeInterval(1.5)
+                    // Holds the store's turn until every effect reached its send (up to 40 s, room for
+                    // a loaded machine); the effects run meanwhile on the pool. Blocked in their sends,
+                    // they would hold the pool's threads, and the others could not reach theirs.
+                    let deadline = Date().addingTimeInterval(40)
                     while Date() < deadline, reached.current < Self.effects { Thread.sleep(forTimeInterval: 0.01) }
                     reachedDuringSlowAction.withValue { $0 = reached.current }
                     return .none
@@ -43,8 +45,8 @@ import Testing
         for _ in 0..<Self.effects { store.handle(action: .start) }
 
         // The slow action is sent from a plain thread, not from the concurrency pool.
-        let slowReturned = await returnsOffThePool(within: .seconds(20)) { store.handle(action: .slow) }
-        #expect(slowReturned, "the slow action's handle did not return within 20 s")
+        let slowReturned = await returnsOffThePool(within: .seconds(50)) { store.handle(action: .slow) }
+        #expect(slowReturned, "the slow action's handle did not return within 50 s")
         let during = reachedDuringSlowAction.current
         #expect(
             during == Self.effects,

@@ -4,7 +4,7 @@ import Testing
 
 /// `throttle(id:for:clock:latest:)`: at most one start per interval, and a start booked for an
 /// instant that has passed is due, whether or not its timer has fired yet.
-@Suite(.timeLimit(.minutes(1))) struct ThrottleTests {
+@Suite(.timeLimit(.minutes(2))) struct ThrottleTests {
     enum Key: Hashable, Sendable { case unused }
     enum Action: Sendable, Equatable {
         case tap(Int)

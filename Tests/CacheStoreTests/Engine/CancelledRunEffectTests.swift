@@ -42,7 +42,7 @@ let tickHandler = StoreActionHandler<Key, TickAction, TickTally> { state, action
 /// Once `cancel(id:)` returned `true`, nothing the cancelled `.run` effect sends is handled any
 /// more (issue 11, break 6). The window is narrow, so the test cancels many running effects, each
 /// at a moment it is sending, for at most a few seconds.
-@Suite struct CancelledRunEffectTests {
+@Suite(.timeLimit(.minutes(2))) struct CancelledRunEffectTests {
     static let maximumRuns = 20_000
     /// Runs stop after this long once `enoughRuns` were cancelled while sending ...
     static let timeBudget = Duration.seconds(3)

@@ -3,7 +3,7 @@ import Testing
 /// An iterator of `changes` that is made but not consumed holds bounded memory however many
 /// distinct keys change (issue 11, break 5). What it yields past its bound is the engine's design;
 /// the iterator must still receive a later change. Measured in a process of its own.
-@Suite struct ChangesBoundTests {
+@Suite(.timeLimit(.minutes(2))) struct ChangesBoundTests {
     /// Enough keys that unbounded growth shows several times over the allowance, few enough for a
     /// debug build (today a write to a subscribed cache takes about 25 µs there).
     static let keys = 40_000

@@ -54,7 +54,7 @@ let crossHandler = StoreActionHandler<Key, CrossAction, CrossLink> { _, action, 
 /// Two stores whose handlers call each other's `handle` synchronously, from two threads at once:
 /// neither may deadlock, and both cross-sent actions are handled (issue 11, break 2). A `handle`
 /// from inside a handler, for a store another thread is handling, queues the action for that thread.
-@Suite struct CrossStoreHandleTests {
+@Suite(.timeLimit(.minutes(2))) struct CrossStoreHandleTests {
     @Test func handlersCallingEachOthersStoreFromTwoThreads() async {
         let barrier = TwoPartyBarrier()
         let linkA = CrossLink(bothInside: barrier)

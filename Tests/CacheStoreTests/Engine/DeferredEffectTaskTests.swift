@@ -5,7 +5,7 @@ import Testing
 /// what the rest of that turn does to the effect, before its task exists, must hold as it does for a
 /// running effect. Each test has a twin without the interfering action, which delivers: so the test
 /// sees the effect start, and fails if the interference is lost.
-@Suite
+@Suite(.timeLimit(.minutes(2)))
 struct DeferredEffectTaskTests {
     /// `.start(0)` starts an effect with id `"x"` that sends `.got("first")`, then handles `.start(1)`
     /// in the same turn (an immediate action is queued behind the current one); `.start(1)` returns

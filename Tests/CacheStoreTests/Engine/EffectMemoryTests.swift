@@ -3,7 +3,7 @@ import Testing
 extension CPUHeavySuites {
     /// Memory is O(effects running): effects that ended leave nothing behind in their store, however
     /// many ran at once, or one after another. Measured in a process of its own (see ``MemoryProbe``).
-    @Suite struct EffectMemoryTests {
+    @Suite(.timeLimit(.minutes(10))) struct EffectMemoryTests {
         static let effects = 20_000
 
         /// 20,000 effects with distinct ids started, then cancelled: their store kept about 250 bytes

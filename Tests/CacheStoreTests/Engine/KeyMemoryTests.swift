@@ -3,7 +3,7 @@ import Testing
 extension CPUHeavySuites {
     /// Memory is O(keys present + keys observed): a key that was set, read and removed, or only asked
     /// about, leaves nothing behind (issue 11, break 4). Measured in a process of its own.
-    @Suite struct KeyMemoryTests {
+    @Suite(.timeLimit(.minutes(10))) struct KeyMemoryTests {
         /// Enough keys that a leak shows many times over the allowance, few enough for a debug build
         /// (today a read of a new key builds a key path: about 25 µs).
         static let keys = 50_000

@@ -33,7 +33,7 @@ let nonInjectiveFrom: ScopeTransformation = (
 /// shows `p`'s value. Every other scoped key lives in the scope's own storage. `get`, `contains`,
 /// `allValues`, `valuesInCache` and `changes` all follow that rule, whatever the transformation
 /// (issue 11, break 7).
-@Suite struct KeyTransformationVisibilityTests {
+@Suite(.timeLimit(.minutes(2))) struct KeyTransformationVisibilityTests {
     static let transformations: [(name: String, transformation: ScopeTransformation)] = [
         ("non-injective to", nonInjectiveTo),
         ("non-inverse from and to", nonInverse),

@@ -5,7 +5,7 @@ import Testing
 
 /// A store makes its effect runner with its first effect: one that never starts an effect has none,
 /// and releasing it still cancels every effect it starts afterwards.
-@Suite struct LazyEffectRunnerTests {
+@Suite(.timeLimit(.minutes(2))) struct LazyEffectRunnerTests {
     enum Action: Sendable {
         case start
         case done

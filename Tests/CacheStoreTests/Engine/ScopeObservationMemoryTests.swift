@@ -3,7 +3,7 @@ import Testing
 /// Memory is O(scopes alive): a scoped store that was observed and then released leaves nothing behind
 /// in its parent, even when the key it observed never changes (issue 12). Measured in a process of its
 /// own (see ``MemoryProbe``).
-@Suite struct ScopeObservationMemoryTests {
+@Suite(.timeLimit(.minutes(2))) struct ScopeObservationMemoryTests {
     static let scopes = 20_000
     static let keys = 60_000
 

@@ -4,7 +4,7 @@ import Testing
 
 /// An `update` closure may read the cache it updates, and updates stay atomic with respect to each
 /// other while it does (issue 11: "an update closure that reads the same cache deadlocks").
-@Suite struct UpdateReentrancyTests {
+@Suite(.timeLimit(.minutes(2))) struct UpdateReentrancyTests {
     @Test func anUpdaterMayReadTheCache() async {
         let cache = CacheStore<Key>(initialValues: [.name: "Ada"])
         let seenName = Recorder<String?>()

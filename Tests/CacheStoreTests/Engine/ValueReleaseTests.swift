@@ -33,7 +33,7 @@ let releaseHandler = StoreActionHandler<Key, ReleaseAction, Void> { state, actio
 
 /// A value whose `deinit` reads the cache that held it: replacing or removing it must not deadlock,
 /// and the `deinit` must run and see the cache (issue 11, break 1).
-@Suite struct ValueReleaseTests {
+@Suite(.timeLimit(.minutes(2))) struct ValueReleaseTests {
     /// A cache with `.count` = 7 and at `.other` a value that records what it reads on release.
     func cacheWithProbe(recordingInto seen: Recorder<Int?>) -> CacheStore<Key> {
         let cache = CacheStore<Key>(initialValues: [.count: 7])

@@ -15,7 +15,7 @@ let listingHandler = StoreActionHandler<Key, ListingAction, Void> { state, actio
 
 /// Observing `allValues` or `valuesInCache(ofType:)` tracks the whole cache: keys added later
 /// included, as a view that lists the cache needs (issue 11, break 3).
-@Suite struct WholeCacheObservationTests {
+@Suite(.timeLimit(.minutes(2))) struct WholeCacheObservationTests {
     @Test func allValuesFiresWhenANewKeyIsSet() {
         let cache = CacheStore<Key>(initialValues: [.count: 0])
         let fired = fireCount { _ = cache.allValues }

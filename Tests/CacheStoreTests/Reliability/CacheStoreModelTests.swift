@@ -12,7 +12,7 @@ extension CPUHeavySuites {
     ///
     /// A failure names its seed; set `CACHESTORE_MODEL_SEED` to replay that seed alone. ``Soak`` says how
     /// many seeds and steps run (few by default, the full soak with `CACHESTORE_SOAK=1`).
-    @Suite(.serialized) struct CacheStoreModelTests {
+    @Suite(.serialized, .timeLimit(.minutes(10))) struct CacheStoreModelTests {
         static let steps = Soak.modelSteps
         static var seeds: [UInt64] {
             if let text = ProcessInfo.processInfo.environment["CACHESTORE_MODEL_SEED"], let seed = UInt64(text) {

@@ -5,7 +5,7 @@ import Testing
 extension CPUHeavySuites {
     /// Start-then-cancel races across threads: a cancelled effect never delivers, and an effect that
     /// reuses an id never gets cancelled by the cleanup of the one it replaced.
-    @Suite struct CancellationRaceTests {
+    @Suite(.timeLimit(.minutes(10))) struct CancellationRaceTests {
         static let threads = 4
         static let cyclesPerThread = 2_500
 

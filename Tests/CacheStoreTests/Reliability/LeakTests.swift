@@ -5,7 +5,7 @@ import Testing
 /// Every kind of store is released after use. Ownership: a scope (or scoped store) keeps its parent
 /// alive; a parent keeps none of its scopes; an effect, an observer or a changes iterator keeps no
 /// store alive.
-@Suite struct LeakTests {
+@Suite(.timeLimit(.minutes(2))) struct LeakTests {
     @Test func aCacheStoreAndItsScopesAreReleased() {
         weak var weakRoot: CacheStore<Key>?
         weak var weakScope: CacheStore<FeatureKey>?

@@ -5,7 +5,7 @@ import Testing
 
 /// The package's `Lock` (`pthread_mutex_t` on Linux, `os_unfair_lock` on Apple systems): mutual exclusion
 /// under contention, and a waiter woken when the holder releases it.
-@Suite struct LockTests {
+@Suite(.timeLimit(.minutes(2))) struct LockTests {
     /// Eight threads on fewer cores take one lock 2,000 times each: holders are preempted while
     /// others wait, so the contended path (sleeping in the mutex) runs too.
     ///

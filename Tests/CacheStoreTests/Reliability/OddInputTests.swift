@@ -3,7 +3,7 @@ import Foundation
 import Testing
 
 /// Keys, transformations and values at the edges of what users pass.
-@Suite struct OddInputTests {
+@Suite(.timeLimit(.minutes(2))) struct OddInputTests {
     /// Every key hashes the same: every lookup is a collision.
     struct CollidingKey: Hashable, Sendable {
         var id: Int

@@ -4,7 +4,7 @@ import Testing
 
 extension CPUHeavySuites {
     /// Long chains of actions sent from inside the store: no stack overflow, no deadlock, all in order.
-    @Suite struct ReentrancyDepthTests {
+    @Suite(.timeLimit(.minutes(10))) struct ReentrancyDepthTests {
         static let depth = 10_000
 
         @Test func anEffectChainOfTenThousandActions() async {

@@ -5,7 +5,7 @@ extension CPUHeavySuites {
     /// Model-based random testing of actions: the operations of ``CacheStoreModelTests`` sent as actions
     /// to a root store and to scoped stores over it (a key-transformed one and a key-subset one), checked
     /// after every step against the same model.
-    @Suite(.serialized) struct StoreModelTests {
+    @Suite(.serialized, .timeLimit(.minutes(10))) struct StoreModelTests {
         /// Seeds run one at a time, each off the concurrency pool: the runs are CPU-bound.
         @Test(arguments: CacheStoreModelTests.seeds)
         func randomActionsAgreeWithTheModel(seed: UInt64) async {

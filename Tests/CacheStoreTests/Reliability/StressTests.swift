@@ -7,7 +7,7 @@ extension CPUHeavySuites {
     /// Eight threads send mixed actions to one store — writes, scoped-store writes, effects
     /// started and cancelled, reads — while observers watch. Run under ThreadSanitizer in CI. ``Soak`` says
     /// how many actions (5,000 per thread by default, 50,000 with `CACHESTORE_SOAK=1`).
-    @Suite struct StressTests {
+    @Suite(.timeLimit(.minutes(10))) struct StressTests {
         static let threads = 8
         static let actionsPerThread = Soak.stressActionsPerThread
         static let sharedKeys = 16

@@ -1,7 +1,7 @@
 import Testing
 
 /// The test tool ``ManualClock``: time and wake-ups move separately, sleeps honour cancellation.
-@Suite(.timeLimit(.minutes(1))) struct ManualClockTests {
+@Suite(.timeLimit(.minutes(2))) struct ManualClockTests {
     /// Setting the time wakes no one; waking resumes the sleepers due by now, earliest first.
     @Test func settingTheTimeWakesNoOneAndWakingFollowsDeadlines() async throws {
         let clock = ManualClock()
