@@ -99,6 +99,7 @@ import Testing
             case search(SearchAction)
             case settings(SettingsAction)
             case addResult(String)
+            case stopSearching
         }
 
         struct AppDependency: Sendable {
@@ -107,6 +108,16 @@ import Testing
 
         typealias AppHandler = StoreActionHandler<AppKey, AppAction, AppDependency>
 
+        let searchFeature = AppHandler.scope(
+            label: "search",
+            keys: [.query, .results],
+            actionHandler: searchHandler,
+            extractAction: {
+                if case .search(let search) = $0 { search } else { nil }
+            },
+            embedAction: AppAction.search,
+            dependencyTransformation: { app in app.search })
+
         let appHandler = AppHandler(combining: [
             .scope(
                 keys: [.items],
@@ -114,14 +125,7 @@ import Testing
                 extractAction: { if case .list(let list) = $0 { list } else { nil } },
                 embedAction: AppAction.list,
                 dependencyTransformation: { _ in () }),
-            .scope(
-                keys: [.query, .results],
-                actionHandler: searchHandler,
-                extractAction: {
-                    if case .search(let search) = $0 { search } else { nil }
-                },
-                embedAction: AppAction.search,
-                dependencyTransformation: { app in app.search }),
+            searchFeature,
             .scope(
                 keyTransformation: settingsKeys,
                 actionHandler: settingsHandler,
@@ -131,8 +135,14 @@ import Testing
                 embedAction: AppAction.settings,
                 dependencyTransformation: { _ in () }),
             AppHandler { _, action, _ in
-                guard case .addResult(let item) = action else { return .none }
-                return ActionEffect(.list(.add(item)))
+                switch action {
+                case .addResult(let item):
+                    return ActionEffect(.list(.add(item)))
+                case .stopSearching:
+                    return .cancel(id: searchFeature.effectID(SearchID.debounce))
+                default:
+                    return .none
+                }
             },
         ])
 
@@ -173,6 +183,12 @@ import Testing
         store.send(.settings(.biggerText)) {
             $0.set(value: 15, forKey: .fontSize)
         }
+
+        store.send(.search(.queryChanged("swiftui"))) {
+            $0.set(value: "swiftui", forKey: .query)
+        }
+        store.send(.stopSearching)
+        await clock.advance(by: .milliseconds(300))  // no search ran
 
         #expect(store.runningEffectIDs.isEmpty)
         #expect(app.get(.fontSize, as: Int.self) == 15)

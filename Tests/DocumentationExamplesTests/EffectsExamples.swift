@@ -58,6 +58,35 @@ enum DownloadAction {
 typealias DownloadHandler =
     StoreActionHandler<DownloadKey, DownloadAction, Void>
 
+enum AccountKey { case name, error }
+enum AccountAction: Equatable {
+    case load
+    case loaded(String)
+    case failed(String)
+}
+
+struct AccountClient: Sendable {
+    var name: @Sendable () async throws -> String
+}
+
+let accountHandler = StoreActionHandler<
+    AccountKey, AccountAction, AccountClient
+> { state, action, client in
+    switch action {
+    case .load:
+        return ActionEffect(id: "account") {
+            .loaded(try await client.name())
+        } catch: { error in
+            .failed("\(error)")
+        }
+    case .loaded(let name):
+        state.set(value: name, forKey: .name)
+    case .failed(let reason):
+        state.set(value: reason, forKey: .error)
+    }
+    return .none
+}
+
 let downloadHandler = DownloadHandler { state, action, _ in
     switch action {
     case .start:
@@ -166,6 +195,19 @@ actor Catalog {
                 "[CacheStore] Action: .progress(0.5)", "[CacheStore] Action: .progress(0.75)",
                 "[CacheStore] Action: .progress(1.0)", "[CacheStore] Action: .finished(Data(4 bytes))",
             ])
+    }
+
+    @Test func anEffectThatThrowsDeliversWhatItsCatchMakes() async {
+        let loaded = Store(
+            initialValues: [:], actionHandler: accountHandler, dependency: AccountClient(name: { "Ada" }))
+        loaded.handle(action: .load)
+        #expect(await eventually { loaded.get(.name, as: String.self) == "Ada" })
+        let failing = Store(
+            initialValues: [:], actionHandler: accountHandler,
+            dependency: AccountClient(name: { throw URLError(.notConnectedToInternet) }))
+        failing.handle(action: .load)
+        #expect(await eventually { failing.get(.error, as: String.self) != nil })
+        #expect(failing.get(.name, as: String.self) == nil)
     }
 
     @Test func releasingTheStoreCancelsItsEffects() async {
