@@ -268,8 +268,8 @@ extension Review6AttackTests {
 extension Review6AttackTests {
     // MARK: Keys whose deinit writes to their cache
 
-    typealias Token = ChangesKeyReleaseTests.Token
-    typealias TokenKey = ChangesKeyReleaseTests.TokenKey
+    typealias Token = KeyReleaseTests.Token
+    typealias TokenKey = KeyReleaseTests.TokenKey
 
     static let sameTokenKeys: BiDirectionalTransformation<TokenKey?, TokenKey?> = (from: { $0 }, to: { $0 })
 

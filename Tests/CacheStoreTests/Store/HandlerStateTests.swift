@@ -9,10 +9,10 @@ enum KeepAction: Sendable {
     case set(Int)
 }
 
-/// A scope made over a handler's `inout` state (or the state itself, kept) may be used after the
-/// action: it then reads the committed state. A view observing it must be told of later changes,
-/// as it is for any other scope of the store's state.
-@Suite(.timeLimit(.minutes(2))) struct KeptHandlerStateObservationTests {
+/// A handler's state (a `CacheStore`) used outside its action. A scope made over a handler's `inout` state (or
+/// the state itself, kept) may be used after the action: it then reads the committed state, and a view
+/// observing it is told of later changes, as it is for any other scope of the store's state.
+@Suite(.timeLimit(.minutes(2))) struct HandlerStateTests {
     static func makeStore(keeping kept: AttackBox<CacheStore<Key>?>) -> Store<Key, KeepAction, Void> {
         Store(
             initialValues: [.count: 0],

@@ -2,10 +2,86 @@ import CacheStore
 import Foundation
 import Testing
 
-/// `update` reruns its closure when another thread wrote the key meanwhile. Closures that write
-/// keys other threads are updating (or their own key) must still all finish, and lose nothing.
-@Suite(.timeLimit(.minutes(2))) struct UpdateLivelockTests {
+/// `update` reads, modifies and writes one key atomically. It is a compare-and-swap loop: "when another
+/// thread writes the key meanwhile, the closure runs again on the new value" (Threading article), so another
+/// thread's write is never lost. Its closure may read and write the cache (a rerun repeats its side effects:
+/// the article says to keep the closure free of them), and updaters whose closures keep invalidating each
+/// other take turns, so every one finishes.
+@Suite(.timeLimit(.minutes(2))) struct UpdateTests {
     static let iterations = 2_000
+
+    // MARK: - Another thread's write during the closure
+
+    @Test func anotherThreadsWriteDuringTheClosureIsNeverLost() async {
+        let cache = CacheStore<Key>(initialValues: [.count: 0])
+        let runs = AttackBox(0)
+        await offThePool {
+            cache.update(.count, as: Int.self) { count in
+                runs.value += 1
+                if runs.value == 1 {
+                    // Another writer adds 100 while this closure runs.
+                    onAnotherThread { cache.update(.count, as: Int.self) { count in count = (count ?? 0) + 100 } }
+                }
+                count = (count ?? 0) + 1
+            }
+        }
+        #expect(runs.value == 2, "the closure was not run again after another thread wrote .count")
+        #expect(cache.get(.count, as: Int.self) == 101, "the other thread's +100 was lost")
+    }
+
+    /// The closure's own writes to other keys are not conflicts: it runs once.
+    @Test func theClosuresOwnWritesAreNotConflicts() async {
+        let cache = CacheStore<Key>(initialValues: [.count: 0])
+        let runs = AttackBox(0)
+        await offThePool {
+            cache.update(.count, as: Int.self) { count in
+                runs.value += 1
+                cache.set(value: "written inside", forKey: .name)
+                cache.set(value: 41, forKey: .count)
+                count = 42
+            }
+        }
+        #expect(runs.value == 1)
+        #expect(cache.get(.count, as: Int.self) == 42)
+        #expect(cache.get(.name, as: String.self) == "written inside")
+    }
+
+    // MARK: - A closure that reads the cache
+
+    @Test func anUpdaterMayReadTheCache() async {
+        let cache = CacheStore<Key>(initialValues: [.name: "Ada"])
+        let seenName = Recorder<String?>()
+        let finished = await expectFinishes("cache.update whose updater reads the cache") {
+            cache.update(.count, as: Int.self) { count in
+                seenName.append(cache.get(.name, as: String.self))
+                count = 1
+            }
+        }
+        guard finished else { return }
+        #expect(seenName.values == ["Ada"])
+        #expect(cache.get(.count, as: Int.self) == 1)
+    }
+
+    @Test func concurrentReadingUpdatersLoseNoIncrement() async {
+        let threads = 4
+        let incrementsPerThread = 2_000
+        let cache = CacheStore<Key>(initialValues: [.count: 0, .name: "Ada"])
+        let finished = await expectFinishes("4 threads updating one key while reading the cache", within: 20) {
+            onThreads(threads) { _ in
+                for _ in 0..<incrementsPerThread {
+                    cache.update(.count, as: Int.self) { count in
+                        _ = cache.get(.name, as: String.self)
+                        _ = cache.contains(.flag)
+                        count = (count ?? 0) + 1
+                    }
+                }
+            }
+        }
+        guard finished else { return }
+        #expect(cache.get(.count, as: Int.self) == threads * incrementsPerThread)
+    }
+
+    // MARK: - Closures that write keys other threads update
 
     @Test func twoUpdatersWritingEachOthersKeyBothFinish() async {
         let cache = CacheStore<Key>(initialValues: [.count: 0, .other: 0])
