@@ -101,4 +101,159 @@ import Testing
         #expect(await eventually { store.runningEffectIDs.isEmpty })
         #expect(store.get(.list, as: [Int].self) == [2])
     }
+
+    // MARK: - An anonymous effect's id given to another effect, and cancelled
+
+    /// An effect given the id read from a running anonymous effect (`effect.id`, the id that cancels
+    /// it): that id is running, so the new effect replaces the anonymous one, and `cancel(id:)`
+    /// returning `true` means neither delivers.
+    ///
+    /// Fails on 2696b27 and on cf616bc: an anonymous effect is never entered under its id, so the
+    /// given one replaces nothing; `cancel(id:)` finds the given one in `tickets` and stops there
+    /// (`tickets[id] ?? anonymousTicket(id)`), returns `true`, and the anonymous effect delivers.
+    @Test func anEffectGivenARunningAnonymousEffectsIDReplacesIt() async {
+        let gate = Gate()
+        defer { gate.open() }
+        let anonymousID = AttackBox<AnyHashable?>(nil)
+        let script = EffectScript { round in
+            guard round == 0 else {
+                return ActionEffect(id: anonymousID.value) {
+                    await gate.wait()
+                    return .got("given")
+                }
+            }
+            let effect = ActionEffect<ScriptAction> {
+                await gate.wait()
+                return .got("anonymous")
+            }
+            anonymousID.value = effect.id
+            return effect
+        }
+        let store = script.makeStore()
+        store.handle(action: .start(0))
+        store.handle(action: .start(1))
+        let cancelled = store.cancel(id: anonymousID.value!)
+        #expect(cancelled)
+        gate.open()
+        #expect(await eventually(timeout: .seconds(120)) { store.runningEffectIDs.isEmpty })
+        try? await Task.sleep(for: .milliseconds(100))
+        #expect(script.log.values.isEmpty, "delivered after cancel(id:) returned \(cancelled): \(script.log.values)")
+    }
+
+    /// One effect value, made once without an id and returned by every `.start`: its runs share its
+    /// anonymous id. Each run sends `.got("anonymous")` (an effect given its id, `.got("given")`) once
+    /// the gate opens, then records that its `send` returned (a store not on the main actor handles,
+    /// or drops, a sent action before `send` returns).
+    final class SharedEffect: Sendable {
+        let gate = Gate()
+        let handled = Recorder<String>()
+        let sendsReturned = Recorder<String>()
+        let effect: ActionEffect<ScriptAction>
+
+        init() {
+            let (gate, sendsReturned) = (gate, sendsReturned)
+            effect = .run { send in
+                await gate.wait()
+                await send(.got("anonymous"))
+                sendsReturned.append("anonymous")
+            }
+        }
+
+        /// `.start(0)` returns the shared effect; `.start(1)` a new effect given its id.
+        func makeStore() -> Store<ScriptKey, ScriptAction, Void> {
+            Store(
+                initialValues: [:],
+                actionHandler: StoreActionHandler { [self] _, action, _ in
+                    switch action {
+                    case .start(0):
+                        return effect
+                    case .start:
+                        return .run(id: effect.id) { [self] send in
+                            await gate.wait()
+                            await send(.got("given"))
+                            sendsReturned.append("given")
+                        }
+                    case .got(let name):
+                        handled.append(name)
+                        return .none
+                    }
+                })
+        }
+
+        /// Opens the gate and waits until `runs` sends have returned.
+        func finish(runs: Int) async -> Bool {
+            gate.open()
+            return await eventually { sendsReturned.values.count >= runs }
+        }
+    }
+
+    /// Two effects start under one anonymous id, then `cancel(id:)` with it returns `true`: nothing
+    /// either sends may be handled, and nothing may run under the id any more. `[0, 0]`: an effect
+    /// made once without an id, returned by two actions (the docs: "an effect made once and returned
+    /// later"); `[1, 0]`: an effect given its id runs, then the anonymous effect is returned.
+    ///
+    /// Both fail on 1f7936a and on 7423c35, every run: the second effect keeps running
+    /// (`runningEffectIDs` still holds the id) and its action is handled. Anonymous starts replaced
+    /// nothing, and `EffectLifecycle.cancel` looked in `tickets` first, then for the first slot
+    /// holding the anonymous id (`tickets[id] ?? anonymousTicket(id)`), and cancelled that one only.
+    /// (A `TestStore` queues the same effect once: its second `append` replaces the first, as the id
+    /// is equal.)
+    @Test(arguments: [[0, 0], [1, 0]])
+    func cancellingAnAnonymousIDStopsEverythingStartedUnderIt(starts: [Int]) async {
+        let shared = SharedEffect()
+        let store = shared.makeStore()
+        for start in starts { store.handle(action: .start(start)) }
+        let cancelled = store.cancel(id: shared.effect.id)
+        #expect(cancelled)
+        #expect(store.runningEffectIDs.isEmpty, "still running after cancel(id:) returned true")
+        #expect(await shared.finish(runs: 2))
+        #expect(shared.handled.values.isEmpty, "delivered after cancel(id:) returned \(cancelled)")
+    }
+
+    /// The same two runs, then an effect given their id: it replaces what runs under the id, so only
+    /// the new effect's action is handled.
+    ///
+    /// Fails on 1f7936a, every run: `EffectLifecycle.name` replaces `anonymousTicket(id)`, the first
+    /// run only; the second delivers beside the new effect. (On 7423c35 both runs delivered.)
+    @Test func anEffectGivenAnAnonymousIDReplacesEveryRunOfIt() async {
+        let shared = SharedEffect()
+        let store = shared.makeStore()
+        store.handle(action: .start(0))
+        store.handle(action: .start(0))
+        store.handle(action: .start(1))
+        #expect(store.runningEffectIDs == [shared.effect.id])
+        #expect(await shared.finish(runs: 3))
+        #expect(shared.handled.values == ["given"])
+    }
+
+    // MARK: - An anonymous effect returned again by the action it delivers
+
+    /// A poll made once without an id, returned again by the handler of each action it delivers.
+    @Suite(.timeLimit(.minutes(2))) struct ReturnedByItsOwnAction {
+        enum Key: Hashable, Sendable { case a, b, c }
+
+        enum Action: Sendable { case run(Int) }
+
+        /// A poll made once without an id: each run delivers `.run(1)`, whose handler returns the same
+        /// effect again until 50 ticks were counted. Each start replaces the run still delivering (the
+        /// one whose action is being handled): the replaced run must end without taking the new one with
+        /// it, so all 50 ticks arrive and nothing is left running.
+        @Test(arguments: [false, true])
+        func aPollReturnedByItsOwnActionRunsToTheEnd(asRun: Bool) async {
+            let ticks = Recorder<Int>()
+            let poll: ActionEffect<Action> =
+                asRun ? .run { send in await send(.run(1)) } : ActionEffect { .run(1) }
+            let store = Store<Key, Action, Void>(
+                initialValues: [:],
+                actionHandler: StoreActionHandler { _, action, _ in
+                    guard case .run(let step) = action else { return .none }
+                    if step == 1 { ticks.append(1) }
+                    return ticks.values.count < 50 ? poll : .none
+                })
+            store.handle(action: .run(0))
+            #expect(await eventually(timeout: .seconds(60)) { ticks.values.count >= 50 })
+            #expect(await eventually(timeout: .seconds(60)) { store.runningEffectIDs.isEmpty })
+            #expect(ticks.values.count == 50)
+        }
+    }
 }

@@ -106,4 +106,56 @@ import Testing
         let seen = orders.sorted { $0.value > $1.value }.map { "\($0.value)× [\($0.key)]" }.joined(separator: "\n")
         #expect(orders.count == 1, "50 runs handled the actions in \(orders.count) orders:\n\(seen)")
     }
+
+    // MARK: - One effect used twice
+
+    /// One effect value used twice in a concatenation, as two steps or mapped twice: each use starts once the
+    /// one before it has ended, so it replaces nothing, and both deliver.
+    @Suite(.timeLimit(.minutes(2))) struct OneEffectTwice {
+        enum Key: Hashable, Sendable { case a, b }
+
+        enum Action: Equatable, Sendable {
+            case start
+            case startMapped
+            case searchNow
+            case done(Int)
+        }
+
+        /// A concatenation of one effect twice runs it twice: the second step starts once the first
+        /// has ended and its action was handled, so it replaces nothing (in a store).
+        @Test func aConcatenationOfOneEffectTwiceDeliversTwice() async {
+            let received = Recorder<Action>()
+            let once = ActionEffect<Action> { .done(1) }
+            let store = Store<Key, Action, Void>(
+                initialValues: [:],
+                actionHandler: StoreActionHandler { _, action, _ in
+                    received.append(action)
+                    return action == .start ? .concatenate(once, once) : .none
+                },
+                dependency: ())
+            store.handle(action: .start)
+            #expect(await eventually(timeout: .seconds(60)) { received.values.count >= 3 })
+            try? await Task.sleep(for: .milliseconds(50))
+            #expect(received.values == [.start, .done(1), .done(1)])
+        }
+
+        /// One effect mapped twice, into a concatenation: both mapped copies keep the effect's identity,
+        /// and run one after the other, each delivering.
+        @Test func aConcatenationOfOneEffectMappedTwiceDeliversBoth() async {
+            let received = Recorder<Action>()
+            let base = ActionEffect<Int> { 1 }
+            let store = Store<Key, Action, Void>(
+                initialValues: [:],
+                actionHandler: StoreActionHandler { _, action, _ in
+                    received.append(action)
+                    guard action == .startMapped else { return .none }
+                    return .concatenate(base.map { .done($0) }, base.map { .done($0 + 1) })
+                },
+                dependency: ())
+            store.handle(action: .startMapped)
+            #expect(await eventually(timeout: .seconds(60)) { received.values.count >= 3 })
+            try? await Task.sleep(for: .milliseconds(50))
+            #expect(received.values == [.startMapped, .done(1), .done(2)])
+        }
+    }
 }

@@ -45,4 +45,46 @@ import Testing
         try await Task.sleep(for: .milliseconds(100))  // anything more would show now
         #expect(searched.values == ["a", "ab"])
     }
+
+    // MARK: - A debounced search and the same search started now
+
+    /// A search debounced while typing and the same search started now (a "search now" button), under one id.
+    @Suite(.timeLimit(.minutes(2))) struct SearchStartedNow {
+        enum Key: Hashable, Sendable { case a, b }
+
+        enum Action: Equatable, Sendable {
+            case start
+            case startMapped
+            case searchNow
+            case done(Int)
+        }
+
+        enum SearchID: Hashable { case run, debounce }
+
+        /// A search debounced while typing (`.start`) and the same search started now (`.searchNow`, a
+        /// "search now" button), under the same id: the one started now delivers at once, and the debounced one, started after its wait, delivers too (the first has ended by then:
+        /// nothing runs under the id to replace).
+        @Test func aSearchStartedNowLeavesTheDebouncedOneToRunLater() async {
+            let received = Recorder<Action>()
+            let store = Store<Key, Action, Void>(
+                initialValues: [:],
+                actionHandler: StoreActionHandler { _, action, _ in
+                    received.append(action)
+                    let search = ActionEffect<Action>(id: SearchID.run) { .done(0) }
+                    switch action {
+                    case .start:
+                        return search.debounce(id: SearchID.debounce, for: .milliseconds(800), clock: ContinuousClock())
+                    case .searchNow:
+                        return search
+                    case .startMapped, .done:
+                        return .none
+                    }
+                },
+                dependency: ())
+            store.handle(action: .start)
+            store.handle(action: .searchNow)
+            #expect(await eventually(timeout: .seconds(60)) { received.values.count >= 4 })
+            #expect(received.values == [.start, .searchNow, .done(0), .done(0)])
+        }
+    }
 }

@@ -1,4 +1,5 @@
 import CacheStore
+import Foundation
 import Testing
 
 /// A feature with keys of its own: `.value` is the app's `.count`, `.local` maps to no app key.
@@ -234,5 +235,51 @@ func liftedFeature(
         #expect(seen.values == [[.count: 2]])
         #expect(store.allValues.count == 2)
         #expect(store.get(.count, as: Int.self) == 2)
+    }
+
+    // MARK: - One lifted handler, two stores at once
+
+    /// A lifted feature with a key of its own: `.value` is the app's `.count`.
+    static let keys: BiDirectionalTransformation<Key?, LiftedKey?> = (
+        from: { $0 == .count ? .value : nil },
+        to: { $0 == .value ? .count : nil }
+    )
+
+    /// Two stores run one lifted handler (so one spare view) on two threads at once, 5,000 actions
+    /// each: each action's feature reads the value its own store's state holds and increments it, so
+    /// a view attached to the other store's state (or a spare taken by both) shows as a wrong count.
+    /// A third of the actions make a scope of the view, a third keep it (the last eight kept): those
+    /// views escape, and take their reference to their store's state, while the other store runs.
+    @Test func oneLiftedHandlerRunByTwoStoresAtOnceSeesEachStoresOwnState() async {
+        let mismatches = Recorder<String>()
+        let kept = AttackBox<[CacheStore<LiftedKey>]>([])
+        let keptLock = NSLock()
+        let feature = StoreActionHandler<LiftedKey, Int, Void> { state, marker, _ in
+            let value = state.get(.value, as: Int.self) ?? 0
+            if value / 1_000_000 != marker { mismatches.append("store \(marker) read \(value)") }
+            state.set(value: value + 1, forKey: .value)
+            // Every third action the view escapes (a scope of it, or the state itself, kept a while).
+            switch value % 3 {
+            case 0: _ = state.scope(keys: [.value]).get(.value, as: Int.self)
+            case 1: keptLock.withLock { kept.value = Array((kept.value + [state]).suffix(8)) }
+            default: break
+            }
+            return .none
+        }
+        let lifted = StoreActionHandler<Key, Int, Void>.scope(
+            keyTransformation: Self.keys, actionHandler: feature, extractAction: { $0 }, embedAction: { $0 },
+            dependencyTransformation: { _ in () })
+        let stores = [1, 2].map { marker in
+            Store<Key, Int, Void>(initialValues: [.count: marker * 1_000_000], actionHandler: lifted, dependency: ())
+        }
+        await offThePool {
+            onThreads(2) { index in
+                for _ in 0..<5_000 { stores[index].handle(action: index + 1) }
+            }
+        }
+        #expect(mismatches.values.prefix(3) == [])
+        #expect(stores[0].get(.count, as: Int.self) == 1_005_000)
+        #expect(stores[1].get(.count, as: Int.self) == 2_005_000)
+        for view in kept.value { #expect(view.get(.value, as: Int.self).map { $0 % 1_000_000 } == 5_000) }
     }
 }

@@ -65,4 +65,32 @@ func fireCount(for read: @escaping @Sendable () -> Void) -> Recorder<Void> {
         store.handle(action: .increment)
         #expect(store.get(.name, as: String.self) == "observed")
     }
+
+    /// Whether `read` is told of `write`: `withObservationTracking`'s `onChange` ran.
+    static func isTold(_ read: () -> Void, of write: () -> Void) -> Bool {
+        let told = AttackBox(false)
+        withObservationTracking(read, onChange: { told.value = true })
+        write()
+        return told.value
+    }
+
+    /// A write of a new key, of an existing key, of a key whose empty slot an observer of the absent
+    /// key left, and of a key whose slot a scope's observer keeps after its removal: each tells
+    /// exactly the observers of that key and of every key.
+    @Test func writesTellTheSameObserversAsBefore() {
+        let cache = CacheStore<Key>(initialValues: [.count: 1])
+        let scope = cache.scope(keys: [.name, .count])
+        #expect(Self.isTold({ _ = cache.allValues }, of: { cache.set(value: "new", forKey: .name) }))
+        #expect(!Self.isTold({ _ = cache.get(.count, as: Int.self) }, of: { cache.set(value: 1, forKey: .item(1)) }))
+        #expect(Self.isTold({ _ = cache.get(.count, as: Int.self) }, of: { cache.set(value: 2, forKey: .count) }))
+        #expect(Self.isTold({ _ = cache.get(.flag, as: Bool.self) }, of: { cache.set(value: true, forKey: .flag) }))
+        #expect(Self.isTold({ _ = cache.get(.flag, as: Bool.self) }, of: { cache.set(value: false, forKey: .flag) }))
+        #expect(Self.isTold({ _ = scope.get(.name, as: String.self) }, of: { cache.remove(.name) }))
+        #expect(
+            Self.isTold({ _ = scope.get(.name, as: String.self) }, of: { cache.set(value: "again", forKey: .name) }))
+        #expect(scope.get(.name, as: String.self) == "again")
+        #expect(Self.isTold({ _ = scope.get(.count, as: Int.self) }, of: { cache.set(value: 3, forKey: .count) }))
+        #expect(!Self.isTold({ _ = scope.get(.count, as: Int.self) }, of: { cache.set(value: 3, forKey: .item(2)) }))
+        #expect(cache.get(.count, as: Int.self) == 3 && cache.get(.flag, as: Bool.self) == false)
+    }
 }

@@ -223,4 +223,369 @@ import Testing
         #expect(fired.values.count == 1)
         #expect(row.get(.counter, as: Int.self) == 1)
     }
+
+    /// Every key as itself: a scope that sees its parent's keys.
+    static let identity: BiDirectionalTransformation<Key?, Key?> = (from: { $0 }, to: { $0 })
+
+    // MARK: - Scopes made, observed and released on many threads
+
+    /// Scopes are made, read observed and released on two threads while two others write, remove
+    /// and purge the key they read (observed reads of many absent keys force purges).
+    @Test func scopesReleasedOnOtherThreadsWhileTheKeyIsWrittenRemovedAndPurged() async {
+        let root = CacheStore<Key>(initialValues: [.count: 0])
+        let fired = AttackBox(0)
+        await offThePool {
+            onThreads(4) { thread in
+                for round in 0..<2_000 {
+                    switch thread {
+                    case 0, 1:
+                        let scope = root.scope(keyTransformation: Self.identity)
+                        withObservationTracking {
+                            _ = scope.get(.count, as: Int.self)
+                        } onChange: {
+                            fired.value += 1
+                        }
+                        if round.isMultiple(of: 3) {
+                            let nested = scope.scope(keyTransformation: Self.identity)
+                            withObservationTracking {
+                                _ = nested.get(.count, as: Int.self)
+                            } onChange: {
+                            }
+                        }
+                    case 2:
+                        if round.isMultiple(of: 2) {
+                            root.remove(.count)
+                        } else {
+                            root.set(value: round, forKey: .count)
+                        }
+                    default:
+                        withObservationTracking {
+                            _ = root.get(.item(round), as: Int.self)
+                        } onChange: {
+                        }
+                    }
+                }
+            }
+        }
+        root.set(value: -1, forKey: .count)
+        #expect(root.get(.count, as: Int.self) == -1)
+    }
+
+    /// Two threads make a new scope's first observed read of a key at once (each may link a subject
+    /// of its own, one then kept as replaced): a write of the key tells both observers.
+    @Test func twoThreadsFirstObservedReadsOfOneScope() async {
+        let root = CacheStore<Key>(initialValues: [.count: 0])
+        let missed = await offThePool {
+            var missed = 0
+            for round in 0..<200 {
+                let scope = root.scope(keyTransformation: Self.identity)
+                let fired = AttackBox(0)
+                onThreads(2) { _ in
+                    withObservationTracking {
+                        _ = scope.get(.count, as: Int.self)
+                    } onChange: {
+                        fired.value += 1
+                    }
+                }
+                root.set(value: round, forKey: .count)
+                if fired.value != 2 { missed += 1 }
+            }
+            return missed
+        }
+        #expect(missed == 0)
+    }
+
+    /// One key, churned at once by: a writer that also removes it; a direct observed reader (the
+    /// key's own subject, listed first); scopes whose observer releases its scope from `onChange`
+    /// (unlinked during the publication that told it); and scopes of scopes, made and released. Then
+    /// an observer of each kind is told of the next write once, and a scope released from the middle
+    /// of the list leaves the others told.
+    ///
+    /// Passes on 1f7936a, plain and under ThreadSanitizer (regression test of `KeyObservation.next`
+    /// and `previous`, and of `RootCore.remove(_:from:)`).
+    @Test func aKeysSubjectsUnderWritesReadsAndScopesMadeAndReleasedOnManyThreads() async {
+        let parent = CacheStore<Key>(initialValues: [.count: 0])
+        await offThePool {
+            onThreads(4) { thread in
+                switch thread {
+                case 0:
+                    for value in 1...400 {
+                        if value.isMultiple(of: 10) {
+                            parent.remove(.count)
+                        } else {
+                            parent.set(value: value, forKey: .count)
+                        }
+                    }
+                case 1:
+                    for _ in 0..<200 {
+                        withObservationTracking({ _ = parent.get(.count, as: Int.self) }, onChange: {})
+                    }
+                case 2:
+                    for _ in 0..<200 {
+                        let box = AttackBox<CacheStore<FeatureKey>?>(parent.scope(keyTransformation: featureKeys))
+                        let scope = box.value!
+                        withObservationTracking(
+                            { _ = scope.get(.counter, as: Int.self) }, onChange: { box.value = nil })
+                    }
+                default:
+                    for _ in 0..<200 {
+                        let inner = parent.scope(keyTransformation: featureKeys).scope(keys: [.counter])
+                        withObservationTracking({ _ = inner.contains(.counter) }, onChange: {})
+                    }
+                }
+            }
+        }
+        var scopes = (0..<3).map { _ in parent.scope(keyTransformation: featureKeys) }
+        let inner = parent.scope(keyTransformation: featureKeys).scope(keys: [.counter])
+        for round in 0..<2 {
+            if round == 1 { scopes.remove(at: 1) }  // its subject is unlinked from the middle of the list
+            let direct = fireCount { _ = parent.get(.count, as: Int.self) }
+            let throughScopes = scopes.map { scope in fireCount { _ = scope.get(.counter, as: Int.self) } }
+            let throughInner = fireCount { _ = inner.get(.counter, as: Int.self) }
+            parent.set(value: -1 - round, forKey: .count)
+            #expect(direct.values.count == 1)
+            #expect(throughScopes.allSatisfy { $0.values.count == 1 })
+            #expect(throughInner.values.count == 1)
+        }
+    }
+
+    // MARK: - A scope released by its own observer, or by a value's deinit
+
+    /// An observer of a scope releases the scope (its subject is notified at that moment), then
+    /// writes the key again. (An observer that writes the key it observes while still observing it
+    /// recurses without end, as one of an `@Observable` property does: Observation calls `onChange`
+    /// before it cancels the tracking.)
+    @Test func anObserverThatReleasesItsScopeAndWritesTheKey() {
+        let root = CacheStore<Key>(initialValues: [.count: 0])
+        let holder = AttackBox<CacheStore<Key>?>(root.scope(keyTransformation: Self.identity))
+        let other = root.scope(keyTransformation: Self.identity)
+        withObservationTracking {
+            _ = other.get(.count, as: Int.self)
+        } onChange: {
+        }
+        let fired = AttackBox(0)
+        withObservationTracking {
+            _ = holder.value?.get(.count, as: Int.self)
+        } onChange: {
+            fired.value += 1
+            holder.value = nil
+            root.set(value: 100, forKey: .count)
+        }
+        root.set(value: 1, forKey: .count)
+        #expect(fired.value == 1)
+        #expect(holder.value == nil)
+        root.set(value: 2, forKey: .count)
+        #expect(fired.value == 1)
+    }
+
+    /// A value whose `deinit` releases the last reference to an observed scope of the same cache: the
+    /// scope unlinks its subject from the core the value is removed from.
+    @Test func aValueWhoseDeinitReleasesAnObservedScopeOfTheSameCache() async {
+        final class ScopeHolder: @unchecked Sendable {
+            let scope: CacheStore<Key>
+            init(_ scope: CacheStore<Key>) { self.scope = scope }
+        }
+        let root = CacheStore<Key>(initialValues: [.count: 0])
+        @Sendable func holdObservedScope() {
+            let scope = root.scope(keyTransformation: Self.identity)
+            withObservationTracking {
+                _ = scope.get(.count, as: Int.self)
+            } onChange: {
+            }
+            root.set(value: ScopeHolder(scope), forKey: .other)
+        }
+        let finished = await offThePool {
+            holdObservedScope()
+            root.remove(.other)  // removed
+            holdObservedScope()
+            root.set(value: 1, forKey: .other)  // replaced
+            holdObservedScope()
+            root.update(.other, as: Any.self) { value in value = nil }  // updated away
+            holdObservedScope()
+            for index in 0..<3_000 {  // purged: the scope's key stays, its slot too
+                withObservationTracking {
+                    _ = root.get(.item(index), as: Int.self)
+                } onChange: {
+                }
+            }
+            root.remove(.other)
+            return true
+        }
+        #expect(finished)
+        root.set(value: 1, forKey: .count)
+        #expect(root.get(.count, as: Int.self) == 1)
+    }
+
+    /// The same inside a store's handler: the handler removes the value, and the commit releases it.
+    @Test func aValueReleasedByAHandlerCommitReleasesAnObservedScope() async {
+        final class ScopeHolder: @unchecked Sendable {
+            let scope: CacheStore<Key>
+            init(_ scope: CacheStore<Key>) { self.scope = scope }
+        }
+        enum Action { case hold, drop, replaceAll }
+        let handler = StoreActionHandler<Key, Action, Void> { state, action, _ in
+            switch action {
+            case .hold:
+                let scope = state.scope(keyTransformation: Self.identity)
+                state.set(value: ScopeHolder(scope), forKey: .other)
+            case .drop:
+                state.remove(.other)
+            case .replaceAll:
+                state = CacheStore(initialValues: [.count: 7])
+            }
+            return .none
+        }
+        let store = Store(initialValues: [.count: 0], actionHandler: handler)
+        let finished = await offThePool {
+            for action in [Action.hold, .drop, .hold, .replaceAll, .hold, .drop] {
+                store.handle(action: action)
+                if let holder = store.get(.other, as: ScopeHolder.self) {
+                    withObservationTracking {
+                        _ = holder.scope.get(.count, as: Int.self)
+                    } onChange: {
+                    }
+                }
+            }
+            return true
+        }
+        #expect(finished)
+        #expect(store.get(.count, as: Int.self) == 7)
+    }
+
+    // MARK: - A scope whose key moves between parent keys
+
+    /// A scope whose mapping of one key moves between two parent keys, read observed as it moves, on
+    /// two threads, while the parent writes both keys: every move's observer is told of its key.
+    @Test func aScopeOverAKeyThatMovesBetweenParentKeys() async {
+        let root = CacheStore<Key>(initialValues: [.count: 0, .name: 0])
+        let onName = AttackBox(false)
+        let transformation: BiDirectionalTransformation<Key?, Key?> = (
+            from: { key in
+                switch key {
+                case .count: onName.value ? nil : .count
+                case .name: onName.value ? .count : nil
+                default: key
+                }
+            },
+            to: { key in key == .count ? (onName.value ? .name : .count) : key }
+        )
+        let scope = root.scope(keyTransformation: transformation)
+        await offThePool {
+            onThreads(3) { thread in
+                for round in 0..<1_000 {
+                    switch thread {
+                    case 0:
+                        onName.value.toggle()
+                    case 1:
+                        withObservationTracking {
+                            _ = scope.get(.count, as: Int.self)
+                        } onChange: {
+                        }
+                    default:
+                        root.set(value: round, forKey: .count)
+                        root.set(value: round, forKey: .name)
+                    }
+                }
+            }
+        }
+        // Settled: an observer of the scope's key hears the write of the parent key it maps to.
+        onName.value = true
+        let fired = AttackBox(false)
+        withObservationTracking {
+            _ = scope.get(.count, as: Int.self)
+        } onChange: {
+            fired.value = true
+        }
+        root.set(value: -1, forKey: .name)
+        #expect(fired.value)
+        #expect(scope.get(.count, as: Int.self) == -1)
+    }
+
+    // MARK: - A scoped store's own keys and its parent's, written by one action
+
+    /// A scoped store with a key of its own (`defaultCache`) and one of its parent's: one action that writes
+    /// both is published as one change, to the scope's observers, to the parent's, and to `changes`.
+    @Suite(.timeLimit(.minutes(2))) struct ScopeLocalKeys {
+        enum AppKey: Hashable, Sendable { case shared, other }
+
+        enum FeatureKey: Hashable, Sendable { case shared, local }
+
+        enum FeatureAction: Sendable { case write(Int) }
+
+        /// `.shared` is the app's `.shared`; `.local` lives in the scope only.
+        static let featureKeys: BiDirectionalTransformation<AppKey?, FeatureKey?> = (
+            from: { key in key == .shared ? FeatureKey.shared : nil },
+            to: { key in key == .shared ? AppKey.shared : nil }
+        )
+
+        /// One action writes both keys to the same number.
+        static let featureHandler = StoreActionHandler<FeatureKey, FeatureAction, Void> { state, action, _ in
+            switch action {
+            case .write(let value):
+                state.set(value: value, forKey: .shared)
+                state.set(value: value, forKey: .local)
+            }
+            return .none
+        }
+
+        static func appAndFeature() -> (Store<AppKey, Int, Void>, Store<FeatureKey, FeatureAction, Void>) {
+            let app = Store<AppKey, Int, Void>(
+                initialValues: [.shared: 0], actionHandler: StoreActionHandler { _, _, _ in .none })
+            let feature = app.scope(
+                keyTransformation: featureKeys, actionHandler: featureHandler, defaultCache: [.local: 0])
+            return (app, feature)
+        }
+
+        /// "A handler's writes become visible together when it returns": an observer of the shared key,
+        /// told of the action's change, reads the scope's own key and must see the same action's write.
+        @Test func aScopedStoresObserverSeesTheActionsWriteToTheScopesOwnKey() {
+            let (app, feature) = Self.appAndFeature()
+            let seen = Recorder<Int?>()
+            withObservationTracking {
+                _ = feature.get(.shared, as: Int.self)
+            } onChange: {
+                seen.append(feature.get(.local, as: Int.self))
+            }
+            feature.handle(action: .write(1))
+            #expect(feature.get(.local, as: Int.self) == 1)
+            #expect(seen.values == [1], "the observer of .shared saw .local as \(seen.values), the state half-written")
+            withExtendedLifetime(app) {}
+        }
+
+        /// The same through the parent: an observer of the app's key reads the feature's own key.
+        @Test func aParentObserverSeesTheScopedActionsWriteToTheScopesOwnKey() {
+            let (app, feature) = Self.appAndFeature()
+            let seen = Recorder<Int?>()
+            withObservationTracking {
+                _ = app.get(.shared, as: Int.self)
+            } onChange: {
+                seen.append(feature.get(.local, as: Int.self))
+            }
+            feature.handle(action: .write(7))
+            #expect(seen.values == [7], "the observer of the app's .shared saw .local as \(seen.values)")
+        }
+
+        /// "Each element names the keys one write (or one Store action) changed": one action of the
+        /// scoped store that writes both keys is one element naming both, for a consumer already waiting.
+        @Test func aScopedStoresChangesNameBothKeysOfOneAction() async {
+            let (app, feature) = Self.appAndFeature()
+            let iterator = feature.changes.makeAsyncIterator()
+            let received = Recorder<ChangedKeys<FeatureKey>?>()
+            let consumer = Task {
+                var copy = iterator
+                received.append(await copy.next())
+            }
+            // Let the consumer wait in `next()` before the action.
+            try? await Task.sleep(for: .milliseconds(300))
+            feature.handle(action: .write(1))
+            #expect(await eventually(timeout: .seconds(30)) { !received.values.isEmpty })
+            consumer.cancel()
+            await consumer.value
+            let first = received.values.first ?? nil
+            #expect(
+                first?.contains(.shared) == true && first?.contains(.local) == true,
+                "one action's element was \(String(describing: first))")
+            withExtendedLifetime(app) {}
+        }
+    }
 }

@@ -46,6 +46,28 @@ import Testing
         #expect(waitedWhileHeld)
         #expect(tookItOnRelease)
     }
+
+    // MARK: - The lock under a cache's contended updates
+
+    /// The keys of the cache whose updates contend for its lock.
+    enum Key: Hashable, Sendable { case a, b, c }
+
+    /// Four threads increment one key 2,000 times each through `update`: with the lock contended
+    /// (waiters marked, woken), no increment is lost and no thread sleeps forever.
+    ///
+    /// On threads of their own, off the concurrency pool: run on `DispatchQueue.global()`, 20,000
+    /// times each, the blocked workers were the pool's own threads on Linux, and under
+    /// ThreadSanitizer every `async` test of the run waited about 60 s (CI failed).
+    @Test func contendedUpdatesLoseNothing() async {
+        let cache = CacheStore<Key>(initialValues: [.a: 0])
+        let finished = await finishes(within: 120) {
+            onThreads(4) { _ in
+                for _ in 0..<2_000 { cache.update(.a, as: Int.self) { $0 = ($0 ?? 0) + 1 } }
+            }
+        }
+        #expect(finished)
+        #expect(cache.get(.a, as: Int.self) == 8_000)
+    }
 }
 
 /// A counter whose increment reads, then writes, under a `Lock`, and notes any overlap of holders.
