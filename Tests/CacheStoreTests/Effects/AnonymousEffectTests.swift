@@ -107,10 +107,6 @@ import Testing
     /// An effect given the id read from a running anonymous effect (`effect.id`, the id that cancels
     /// it): that id is running, so the new effect replaces the anonymous one, and `cancel(id:)`
     /// returning `true` means neither delivers.
-    ///
-    /// Fails on 2696b27 and on cf616bc: an anonymous effect is never entered under its id, so the
-    /// given one replaces nothing; `cancel(id:)` finds the given one in `tickets` and stops there
-    /// (`tickets[id] ?? anonymousTicket(id)`), returns `true`, and the anonymous effect delivers.
     @Test func anEffectGivenARunningAnonymousEffectsIDReplacesIt() async {
         let gate = Gate()
         defer { gate.open() }
@@ -191,13 +187,6 @@ import Testing
     /// either sends may be handled, and nothing may run under the id any more. `[0, 0]`: an effect
     /// made once without an id, returned by two actions (the docs: "an effect made once and returned
     /// later"); `[1, 0]`: an effect given its id runs, then the anonymous effect is returned.
-    ///
-    /// Both fail on 1f7936a and on 7423c35, every run: the second effect keeps running
-    /// (`runningEffectIDs` still holds the id) and its action is handled. Anonymous starts replaced
-    /// nothing, and `EffectLifecycle.cancel` looked in `tickets` first, then for the first slot
-    /// holding the anonymous id (`tickets[id] ?? anonymousTicket(id)`), and cancelled that one only.
-    /// (A `TestStore` queues the same effect once: its second `append` replaces the first, as the id
-    /// is equal.)
     @Test(arguments: [[0, 0], [1, 0]])
     func cancellingAnAnonymousIDStopsEverythingStartedUnderIt(starts: [Int]) async {
         let shared = SharedEffect()
@@ -212,9 +201,6 @@ import Testing
 
     /// The same two runs, then an effect given their id: it replaces what runs under the id, so only
     /// the new effect's action is handled.
-    ///
-    /// Fails on 1f7936a, every run: `EffectLifecycle.name` replaces `anonymousTicket(id)`, the first
-    /// run only; the second delivers beside the new effect. (On 7423c35 both runs delivered.)
     @Test func anEffectGivenAnAnonymousIDReplacesEveryRunOfIt() async {
         let shared = SharedEffect()
         let store = shared.makeStore()

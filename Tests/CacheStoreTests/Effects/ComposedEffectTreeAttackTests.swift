@@ -237,8 +237,7 @@ import Testing
 
     /// A merged effect runs as its parts, each under its own id; its own `id` names nothing a store
     /// runs (``ActionEffect/merge(_:)-(ActionEffect?...)``): cancelling it finds nothing and leaves
-    /// the parts running, and each part is cancelled by its own id. (The review took the opposite
-    /// for a defect; the documentation now says which it is.)
+    /// the parts running, and each part is cancelled by its own id.
     @Test func aMergedEffectsOwnIDNamesNothingItsPartsIDsDo() async {
         let merged = AttackBox<ActionEffect<Action>?>(nil)
         let script = Script { _ in

@@ -117,8 +117,7 @@ import Testing
     /// "Releasing the store cancels every effect it runs: a running effect does not hold its store,
     /// so it never keeps it alive." A single-action effect whose work does not end when cancelled
     /// (it awaits something that ignores cancellation) must not keep the store's state alive.
-    /// The same for a `run` effect and its `Send`. (A strong capture of the engine by a single
-    /// effect's task, tried for speed, broke the first.)
+    /// The same for a `run` effect and its `Send`.
     @Test(arguments: ["single", "run"])
     func aReleasedStoresStateIsFreedWhileItsEffectIgnoresCancellation(kind: String) async {
         let gate = Gate()
@@ -592,8 +591,7 @@ import Testing
     }
 
     /// An effect that sends in a loop to a `.mainActor` store while the main actor is busy: its sends
-    /// wait, so it does not queue actions on the main queue without bound (the cause of the soak
-    /// run's 24 GB: each send was a `DispatchQueue.main.async` that returned at once).
+    /// wait, so it does not queue actions on the main queue without bound.
     @Test func aFastEffectOfAMainActorStoreWaitsForTheMainActor() async {
         let sends = AttackBox(0)
         let script = Script { _ in

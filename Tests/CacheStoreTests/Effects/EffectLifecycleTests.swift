@@ -140,9 +140,7 @@ enum ReleaseWhileDeliveringAction: Sendable {
 
     /// …or its store is released inside the handler that starts it: the store is freed once `handle`
     /// returns, and the effect, ending after that, never delivers. (`handle` holds its store until it
-    /// returns, so an effect that ended before that could deliver: the gate keeps it from ending.
-    /// Without the gate, this test failed about one round in five on a loaded machine, on an effect
-    /// that ended while the store still existed.)
+    /// returns, so an effect that ended before that could deliver: the gate keeps it from ending.)
     @Test func aStoreReleasedInTheTurnThatDefersItsEffect() async {
         for round in 0..<100 {
             let owner = DeferOwner()
@@ -234,15 +232,9 @@ enum ReleaseWhileDeliveringAction: Sendable {
     /// Many chains of effects run at once in one store tree (a store and its scoped store): each
     /// step ends in its task's own idle turn (`StoreEngine.endTask`), whose handler starts the next
     /// step, deferred until that turn ends (`inIdleTurn`); threads begin new chains meanwhile. Every
-    /// step is handled once, and no effect is left running.
-    ///
-    /// On 2696b27 it passed in every run, but ThreadSanitizer reports the race that
-    /// ``everyDeferredEffectsTaskIsCancelledWithItsStore()`` shows during it: `inIdleTurn` reads
-    /// `deferredTicket` after `queue.endTurn()`, when another thread may have taken the turn and
-    /// deferred an effect of its own in the same engine. Read there before the task is made, the
-    /// task ends the other effect (a chain stops: its action is dropped as that ticket's second end)
-    /// and its own effect is never ended (its id stays in `runningEffectIDs`). (At cf616bc both were
-    /// taken out of the turn's state before it ended.)
+    /// step is handled once, and no effect is left running. (A turn's deferred effect is taken out of
+    /// the turn's state before the turn ends: read after, it may be the effect another thread deferred
+    /// in the next turn, whose task would then end the wrong effect, stopping a chain.)
     @Test func concurrentEffectChainsOfOneTreeHandleEveryStepOnce() async {
         let (threads, chainsPerThread, steps) = (4, 30, 8)
         let handled = Recorder<Int>()
@@ -277,14 +269,9 @@ enum ReleaseWhileDeliveringAction: Sendable {
 
     /// Threads each start effects in idle turns of one store, each effect's task made once its turn
     /// has ended: when the store is released, every effect's task is cancelled (each waits for that).
-    ///
-    /// Failed on 2696b27 in 4 of 5 runs under ThreadSanitizer and 2 of 3 plain ones; never on cf616bc
-    /// (2 runs, ThreadSanitizer, no race reported): `inIdleTurn` reads `deferredTicket` after
-    /// `queue.endTurn()`, so a thread whose turn has ended attaches its task to the effect another
-    /// thread has just deferred in the next turn; its own effect is left without a task, which the
-    /// store's release (or `cancel(id:)`) never cancels (one effect's task slept on). Once, the
-    /// first read lost the race too: an effect's id was ended by another's task (599 of 600 ids
-    /// running).
+    /// A thread whose turn has ended must attach its task to its own deferred effect, not to the one
+    /// another thread has just deferred in the next turn: an effect left without a task is never
+    /// cancelled, by the store's release or by `cancel(id:)`.
     @Test func everyDeferredEffectsTaskIsCancelledWithItsStore() async {
         enum Action: Sendable { case start(Int) }
         let (threads, rounds) = (4, 150)
@@ -419,10 +406,8 @@ enum ReleaseWhileDeliveringAction: Sendable {
     /// delivers; every other one delivers once; nothing is left running.
     ///
     /// A main-actor store handles the actions on the main queue, after `handle` returned: a cancel
-    /// right after it may come first and return `false`; that effect then delivers.
-    ///
-    /// Passes on 1f7936a, plain and under ThreadSanitizer (kept as a regression test of the lazily
-    /// made runner: `StoreEngine.effects` reads `madeEffects` without a lock in the turn).
+    /// right after it may come first and return `false`; that effect then delivers. (`StoreEngine.effects`
+    /// reads the lazily made runner without a lock in the turn.)
     @Test(arguments: [ActionIsolation.anyThread, .mainActor])
     func firstEffectsOfAFreshStoreTreeStartedFromManyThreadsAtOnce(_ isolation: ActionIsolation) async {
         let (rounds, threads, effectsPerThread) = (10, 4, 10)
@@ -469,10 +454,9 @@ enum ReleaseWhileDeliveringAction: Sendable {
     /// A scoped store whose only holder releases it inside its parent's handler, right after sending
     /// it an action (queued: this thread has the tree's turn). The action is handled once the turn
     /// ends, after the release, and starts the scoped store's first effect: its runner is made closed,
-    /// so the effect is cancelled at once and never delivers (nothing reads the freed engine).
-    ///
-    /// Passes on 1f7936a (the store-released-first path of `StoreEngine.makeEffects`, without the main
-    /// queue of `LazyEffectRunnerTests`).
+    /// so the effect is cancelled at once and never delivers (nothing reads the freed engine). The
+    /// store-released-first path of `StoreEngine.makeEffects`, without the main queue of
+    /// ``anEffectStartedAfterItsStoreWasReleasedNeverDelivers()``.
     @Test func aScopedStoresFirstEffectStartedAfterItsReleaseInTheSameTurn() async {
         let (delivered, started) = (Recorder<Int>(), Recorder<Int>())
         let gate = Gate()

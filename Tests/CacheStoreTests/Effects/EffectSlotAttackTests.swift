@@ -16,11 +16,9 @@ extension CPUHeavySuites {
     /// - Releasing a store cancels all of its effects, also one its handler starts during the release.
     /// - Values released when an effect ends, whose `deinit` re-enters the store, do not deadlock.
     ///
-    /// Three failed on the code they were written against, each named for the promise it guards, its doc
-    /// comment saying what broke: an effect started by a handler while its store is released; an effect
-    /// id, or a throttle id, whose `deinit` re-enters the store. (Their memory per effect id is measured in
-    /// a process of its own: `EffectMemoryTests`.) Waits are long (60-120 s) only where reached when
-    /// something is wrong or the pool starves.
+    /// Each test is named for the promise it guards. (Their memory per effect id is measured in a process
+    /// of its own: `EffectMemoryTests`.) Waits are long (60-120 s) only where reached when something is
+    /// wrong or the pool starves.
     @Suite(.serialized, .timeLimit(.minutes(10))) struct EffectSlotAttackTests {
         typealias Attacked = Store<ScriptKey, ScriptAction, Void>
 
@@ -514,10 +512,8 @@ extension CPUHeavySuites {
         // MARK: - Store release
 
         /// Releasing a store cancels all its effects — also one that its handler, running at that moment
-        /// on an effect's thread, starts an instant later. (This failed 10 of 10 runs: the store's
-        /// `deinit` emptied the lifecycle, and the engine, still alive for the delivery in hand, then
-        /// started the handler's effect in the emptied lifecycle, where no one would ever cancel it. The
-        /// lifecycle is now closed instead: `EffectLifecycle.close()`.)
+        /// on an effect's thread, starts an instant later: the store's `deinit` closes the lifecycle
+        /// (`EffectLifecycle.close()`), so an effect started in it afterwards is cancelled at once.
         @Test func anEffectStartedByAHandlerWhileTheStoreIsReleasedIsCancelled() async {
             let inHandler = DispatchSemaphore(value: 0)
             let released = DispatchSemaphore(value: 0)
@@ -609,10 +605,8 @@ extension CPUHeavySuites {
         /// An effect's id is a user's `Hashable` value, which the lifecycle keeps and drops when the
         /// effect is cancelled or ends: an id whose `deinit` calls back into the store (`cancel(id:)`,
         /// `runningEffectIDs`, or `handle` of an action whose handler starts an effect) must not
-        /// deadlock it. (3 of the 4 cases failed every run: the id was released inside `EffectRunner`'s
-        /// lock, which the `deinit` took again on the same thread. Ids are now released with the lock
-        /// left. The cancel runs on a thread of its own, and the effect never resumes, so a wedged lock
-        /// would hold no pool thread.)
+        /// deadlock it: ids are released with `EffectRunner`'s lock left. (The cancel runs on a thread of
+        /// its own, and the effect never resumes, so a wedged lock would hold no pool thread.)
         @Test(arguments: Reentry.allCases)
         func anEffectIDWhoseDeinitReentersTheStoreWhenItsEffectIsCancelled(reentry: Reentry) async {
             let box = AttackBox<Attacked?>(nil)
@@ -650,8 +644,7 @@ extension CPUHeavySuites {
 
         /// The same at a second lock: once a throttled effect has ended, the store's `ThrottleSchedule`
         /// alone keeps its id, and `cancel(id:)` forgets it; an id whose `deinit` calls `cancel(id:)`
-        /// again must not deadlock. (This failed 3 of 3 runs: `ThrottleSchedule.forget` released the id
-        /// inside the schedule's lock.)
+        /// again must not deadlock: `ThrottleSchedule.forget` releases the id with the schedule's lock left.
         @Test func aThrottleIDWhoseDeinitCancelsWhenTheScheduleForgetsIt() async {
             let box = AttackBox<Attacked?>(nil)
             let reentered = AttackBox(false)

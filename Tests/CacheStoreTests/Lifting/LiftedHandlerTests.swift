@@ -151,8 +151,8 @@ func liftedFeature(
 
     /// A feature state the feature kept still reads and writes the app's state after later actions,
     /// also when the feature assigned a new cache to its state. (The view holds the app's state
-    /// unretained while its action runs: a first try of that broke this under AddressSanitizer on
-    /// the path that forgot to retain it; `LiftedCore.keepParent()` now runs on both escape paths.)
+    /// unretained while its action runs, and retains it on either path by which it escapes:
+    /// `LiftedCore.keepParent()`.)
     @Test func aKeptFeatureStateOutlivesItsActionAlsoWhenTheFeatureReplacedIt() {
         let kept = Recorder<CacheStore<LiftedKey>>()
         let store = Store(initialValues: [.count: 1], actionHandler: liftedFeature(kept: kept), dependency: 1)

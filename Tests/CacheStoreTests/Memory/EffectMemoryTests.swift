@@ -6,11 +6,10 @@ extension CPUHeavySuites {
     @Suite(.timeLimit(.minutes(10))) struct EffectMemoryTests {
         static let effects = 20_000
 
-        /// 20,000 effects with distinct ids started, then cancelled: their store kept about 250 bytes
-        /// for each (its tables never shrank), 5 MB in all; now about 25–45 KB whatever the count
-        /// (40,000 and 80,000 effects: less than before they started). On a loaded machine the
-        /// process keeps 170–194 KB more (the pool's threads' own memory, not growing with the count),
-        /// so the bound is 16 bytes an effect, still a 15th of what the tables kept.
+        /// 20,000 effects with distinct ids started, then cancelled, leave nothing behind: the store's
+        /// tables shrink as the effects end. The bound, 16 bytes an effect, leaves room for what the
+        /// process keeps besides on a loaded machine (the pool's threads' own memory, which does not
+        /// grow with the count).
         @Test func effectsStartedAndCancelledLeaveNothingBehind() async throws {
             try await MemoryProbe.expectNothingKept(
                 "effects-started-cancelled", count: Self.effects, "effects started and cancelled", bytesEach: 16)
@@ -29,11 +28,8 @@ extension CPUHeavySuites {
         /// leave nothing behind: the heap does not grow per cycle (a dictionary entry for the id alone
         /// would be over 40 bytes), every effect ends, and every cancelled sleep is resumed.
         ///
-        /// `throttle-ended` failed every run (86–115 bytes per cycle): a store's `ThrottleSchedule` kept
-        /// the start of every throttle id ever used, forgotten only by a `cancel(id:)`, so a throttle
-        /// per row id (`throttle(id: "like-\(post.id)")`) grew the store without bound. Bookings whose
-        /// interval is over are now swept. (Measured in the tests' process, beside other suites, a
-        /// debounce cycle once grew by 26 bytes.)
+        /// `throttle-ended`: a throttle per row id (`throttle(id: "like-\(post.id)")`) does not grow the
+        /// store, as a store's `ThrottleSchedule` sweeps the bookings whose interval is over.
         @Test(arguments: cycles + [control])
         func distinctIDsStartedAndEndedLeaveNothingBehind(cycle: String) async throws {
             // Under ThreadSanitizer the heap counts the sanitizer's own memory as threads sync (55 bytes

@@ -2,12 +2,12 @@ import Testing
 
 extension CPUHeavySuites {
     /// Memory is O(keys present + keys observed): a key that was set, read and removed, or only asked
-    /// about, leaves nothing behind (issue 11, break 4). Measured in a process of its own.
+    /// about, leaves nothing behind. Measured in a process of its own.
     @Suite(.timeLimit(.minutes(10))) struct KeyMemoryTests {
         /// Enough keys that a leak shows many times over the allowance, few enough for a debug build
-        /// (today a read of a new key builds a key path: about 25 µs).
+        /// (a read of a new key builds a key path: about 25 µs).
         static let keys = 50_000
-        /// 40 bytes per key, where today each key keeps its slot and its key path (about 800 bytes).
+        /// 40 bytes per key, where a key that kept its slot and its key path would keep about 800.
         static let bytesEach = 40
 
         @Test func keysSetReadAndRemovedLeaveNothingBehind() async throws {

@@ -75,12 +75,7 @@ import Testing
 
     /// The `changes` iterator is `Sendable`, and its copies share one buffer: two tasks may each wait
     /// in `next()` on a copy at once. Two changes come, one after the other: each waiting task gets
-    /// one, and neither waits forever.
-    ///
-    /// Fails on 1f7936a when both tasks wait before the first change (almost every run: they are
-    /// given 200 ms): `ChangeBuffer.next` sets `waiter = continuation` over the waiting one, which is
-    /// never resumed (the runtime reports a leaked continuation) and its task never returns. Not new
-    /// code (7423c35 has the same `next`).
+    /// one, and neither waits forever: the buffer keeps every waiter, not only the last.
     @Test func twoTasksWaitingOnCopiesOfOneChangesIteratorAreBothAnswered() async {
         let cache = CacheStore<Key>(initialValues: [:])
         let iterator = cache.changes.makeAsyncIterator()

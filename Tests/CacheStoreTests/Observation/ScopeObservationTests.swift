@@ -300,9 +300,6 @@ import Testing
     /// (unlinked during the publication that told it); and scopes of scopes, made and released. Then
     /// an observer of each kind is told of the next write once, and a scope released from the middle
     /// of the list leaves the others told.
-    ///
-    /// Passes on 1f7936a, plain and under ThreadSanitizer (regression test of `KeyObservation.next`
-    /// and `previous`, and of `RootCore.remove(_:from:)`).
     @Test func aKeysSubjectsUnderWritesReadsAndScopesMadeAndReleasedOnManyThreads() async {
         let parent = CacheStore<Key>(initialValues: [.count: 0])
         await offThePool {

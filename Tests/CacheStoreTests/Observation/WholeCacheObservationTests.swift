@@ -14,7 +14,7 @@ let listingHandler = StoreActionHandler<Key, ListingAction, Void> { state, actio
 }
 
 /// Observing `allValues` or `valuesInCache(ofType:)` tracks the whole cache: keys added later
-/// included, as a view that lists the cache needs (issue 11, break 3).
+/// included, as a view that lists the cache needs.
 @Suite(.timeLimit(.minutes(2))) struct WholeCacheObservationTests {
     @Test func allValuesFiresWhenANewKeyIsSet() {
         let cache = CacheStore<Key>(initialValues: [.count: 0])
@@ -37,7 +37,7 @@ let listingHandler = StoreActionHandler<Key, ListingAction, Void> { state, actio
         #expect(fired.values.count == 1)
     }
 
-    /// Passes on today's code too: kept so that the whole-cache tracking keeps firing on removals.
+    /// Whole-cache tracking fires on removals too.
     @Test func allValuesFiresWhenAKeyIsRemoved() {
         let cache = CacheStore<Key>(initialValues: [.count: 0, .name: "Ada"])
         let fired = fireCount { _ = cache.allValues }

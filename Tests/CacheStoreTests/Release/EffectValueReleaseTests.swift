@@ -11,14 +11,8 @@ import Testing
     // MARK: - An effect's id
 
     /// An effect id whose `deinit` reads the store's running effects, from another thread so that the
-    /// test cannot hang: the id of an effect that was replaced, released when its replacement ends.
-    ///
-    /// Failed every run before its fix: the lifecycle's `tickets` dictionary keeps the *first* id
-    /// instance as its key when a second, equal one replaces its effect (`updateValue(_:forKey:)`
-    /// keeps the key), and `unname` released that key with `tickets[id] = nil` inside
-    /// `EffectRunner.lock`; `releasedIDs` deferred only the entry's own identity. The key's `deinit`
-    /// then ran under the lock: any call into the store from it deadlocked (on the same thread:
-    /// forever). The table's key now goes to `releasedIDs` too.
+    /// test cannot hang: the id of an effect that was replaced, released when its replacement ends. The
+    /// runner's table keeps the first of two equal ids as its key, and lets go of it with its lock left.
     @Test func anEffectIDIsNeverReleasedInsideTheRunnersLock() async {
         final class ProbingID: Hashable, @unchecked Sendable {
             weak var store: Store<Key, SendAction, Void>?
@@ -89,9 +83,6 @@ import Testing
     /// The second throttled start within the interval replaces the first one's booking, which holds
     /// the first reading of the clock: its probe calls `cancel(id:)` on another thread (so that the test
     /// cannot hang) and waits up to 2 s for it.
-    ///
-    /// Failed before the fix: `ThrottleSchedule.start` replaced the booking with `bookings[id] = …`
-    /// inside its lock, where the replaced booking was released.
     @Test
     func aReplacedThrottleBookingIsReleasedOutsideTheSchedulesLock() {
         enum Action: Sendable { case throttled }

@@ -51,9 +51,9 @@ import Testing
         cache.remove(.token(Token(id: 1)))
     }
 
-    /// Failed (deadlocked) before its fix: past ``CacheStoreChanges/pendingKeyLimit`` keys the waiting
-    /// keys merged into "every key" with `pending = nil` inside the buffer's lock, which released the
-    /// token there; its `deinit`'s write then asked for the same lock.
+    /// Past ``CacheStoreChanges/pendingKeyLimit`` keys, the waiting keys merge into "every key": the token
+    /// among them is released with the stream's lock left, so its `deinit`'s write, which takes that
+    /// lock, returns.
     @Test func keysMergedIntoEveryKeyAreReleasedOutsideTheStreamsLock() async {
         let cache = CacheStore<TokenKey>(initialValues: [:])
         var iterator = cache.changes.makeAsyncIterator()
@@ -106,11 +106,6 @@ import Testing
 
     /// Two threads update one key at once, with equal but distinct key instances: the first one's
     /// instance, kept as the key of `RootCore.updates`, must not be released inside the core's lock.
-    ///
-    /// Failed every run before its fix: `update` removed the key's watch with `updates[key] = nil`
-    /// under `RootCore.lock`, which released the dictionary's key, the first updater's instance, when
-    /// that thread had returned; its `deinit` then ran inside the lock (a read of the cache from it
-    /// deadlocked). The watch is now taken out with its key and released once the lock is left.
     @Test func aKeyIsNeverReleasedInsideTheCoresLockByConcurrentUpdates() async {
         let blocked = AttackBox(0)
         let box = AttackBox<CacheStore<ProbingKey>?>(nil)
@@ -161,9 +156,6 @@ import Testing
     /// the scope is released); `update`s of one key on two threads (the conflict watch keeps the
     /// first updater's key instance); and `changes` iterators cancelled at once or left to take the
     /// next change. A key released inside a lock that its `deinit`'s write takes deadlocks.
-    ///
-    /// Passes on 1f7936a; deadlocked on 7423c35 in 3 of 3 runs, before the keys that the `changes`
-    /// stream and `update` let go of were released outside their locks (4f7fed9, a32a5da).
     @Test func keysWhoseDeinitWritesTheirCacheTakenInAndLetGoOnEveryPathAtOnce() async {
         let cache = CacheStore<TokenKey>(initialValues: [:])
         let token: @Sendable (Int) -> TokenKey = { id in

@@ -31,8 +31,7 @@ let nonInjectiveFrom: ScopeTransformation = (
 
 /// A scoped key `s` is mapped exactly when `to(s)` is a parent key `p` with `from(p) == s`: it then
 /// shows `p`'s value. Every other scoped key lives in the scope's own storage. `get`, `contains`,
-/// `allValues`, `valuesInCache` and `changes` all follow that rule, whatever the transformation
-/// (issue 11, break 7).
+/// `allValues`, `valuesInCache` and `changes` all follow that rule, whatever the transformation.
 @Suite(.timeLimit(.minutes(2))) struct KeyTransformationVisibilityTests {
     static let transformations: [(name: String, transformation: ScopeTransformation)] = [
         ("non-injective to", nonInjectiveTo),

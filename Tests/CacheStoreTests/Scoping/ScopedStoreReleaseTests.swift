@@ -100,11 +100,10 @@ import Testing
         }
 
         /// A read-only row's store (actions `Never`) made from a logging root, and a scope of that row's
-        /// store that handles actions; the app then drops its root. Every other scoped store keeps its
-        /// parent store (its forwarding closure holds it): a `Never` one makes no such closure, so the
-        /// root is freed while its scope lives, and `DebugLog.parent`, `unowned(unsafe)` on the promise
-        /// that "the scoped store's engine keeps its parent store", dangles. The grandchild's action
-        /// then asks the row's store whether a log above it is written, which reads the freed root engine
+        /// store that handles actions; the app then drops its root. The row's store keeps the root, as
+        /// every other scoped store does (there its forwarding closure holds it; a `Never` one makes no
+        /// such closure), so `DebugLog.parent`, `unowned(unsafe)` on that promise, stays valid: the
+        /// grandchild's action asks the row's store whether a log above it is written
         /// (`isDebugLogWriting`), and hands it the report.
         @Test func aNeverActionScopeKeepsItsParentAsEveryScopeDoes() {
             let lines = Recorder<String>()
