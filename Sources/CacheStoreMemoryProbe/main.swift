@@ -1,5 +1,5 @@
 // Measures how much the heap grows while a cache goes through one scenario, in a process of its own:
-// the engine's memory tests (Tests/CacheStoreTests/Engine) run it, so that other tests running at the
+// the engine's memory tests (Tests/CacheStoreTests/Memory) run it, so that other tests running at the
 // same time cannot disturb the figure (they move the heap by tens of megabytes during a measurement).
 //
 //   CacheStoreMemoryProbe SCENARIO COUNT

@@ -95,7 +95,8 @@ public struct ActionEffect<Action> {
         case run(@Sendable (Send<Action>) async -> Void)
         /// An async operation that sends actions over time, or throws: `recover` gets the error and
         /// may send more.
-        case runThrowing(@Sendable (Send<Action>) async throws -> Void, recover: @Sendable (any Error, Send<Action>) async -> Void)
+        case runThrowing(
+            @Sendable (Send<Action>) async throws -> Void, recover: @Sendable (any Error, Send<Action>) async -> Void)
         /// Cancel the effect running under the effect's id.
         case cancel
         /// Several effects, each started as if returned alone.

@@ -316,11 +316,14 @@ struct EffectScheduler {
             // One waits for `booking.start`: the newest replaces it, or is dropped.
             guard latest else { return decisions.released.append(effect) }
             let deadline = timing.deadline(at: booking.start)
-            return startWait(id, deadline, effect, parent: parent.ticket, startedBy: action, on: thread, into: &decisions)
+            return startWait(
+                id, deadline, effect, parent: parent.ticket, startedBy: action, on: thread, into: &decisions)
         }
         let start = booking.end
         book(id, Booking(start: start, end: timing.advanced(start)), into: &decisions)
-        startWait(id, timing.deadline(at: start), effect, parent: parent.ticket, startedBy: action, on: thread, into: &decisions)
+        startWait(
+            id, timing.deadline(at: start), effect, parent: parent.ticket, startedBy: action, on: thread,
+            into: &decisions)
     }
 
     /// A wait's timer woke at its deadline: the waiting effect starts under its id.
@@ -587,7 +590,9 @@ struct EffectScheduler {
     }
 
     /// Starts the wait under `id` if `now` has reached its deadline (see the type's discussion).
-    mutating func startWaitIfDue(_ id: AnyHashable, at now: any Sendable, on thread: ThreadID, into decisions: inout Decisions) {
+    mutating func startWaitIfDue(
+        _ id: AnyHashable, at now: any Sendable, on thread: ThreadID, into decisions: inout Decisions
+    ) {
         guard !waiting.isEmpty, let ticket = waiting[id], nodes[ticket.slot].state == .running,
             case .wait(let deadline, _, _)? = composites[ticket.slot], deadline.isReached(at: now)
         else { return }

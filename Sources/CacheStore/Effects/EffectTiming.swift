@@ -27,11 +27,6 @@ struct ClockTiming<C: Clock>: EffectTiming {
     let clock: C
     let duration: C.Duration
 
-    init(clock: C, duration: C.Duration) {
-        self.clock = clock
-        self.duration = duration
-    }
-
     func now() -> any Sendable {
         clock.now
     }

@@ -40,7 +40,9 @@ package final class ExpectationRecorder<Key: Hashable & SendableMetatype>: @unch
         _ use: (Swift.Result<ExpectedState<Key>, any Error>) -> Result
     ) -> Result {
         var (expectation, transaction) =
-            overlay == nil ? spare.take() ?? makeTransaction(over: engine.state) : makeTransaction(
+            overlay == nil
+            ? spare.take() ?? makeTransaction(over: engine.state)
+            : makeTransaction(
                 over: CoreAccess(SnapshotCore(base: engine.state, overlay: overlay!)))
         transaction.reopen()
         let expected = Swift.Result {

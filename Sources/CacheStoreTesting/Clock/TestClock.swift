@@ -132,7 +132,8 @@ public final class TestClock: Clock, Sendable {
                 let isAsleep = state.withLock { state in
                     guard !Task.isCancelled, deadline > state.now else { return false }
                     state.sleepers.append(
-                        Sleeper(id: id, deadline: deadline, continuation: continuation, pump: context?.pump, task: task))
+                        Sleeper(id: id, deadline: deadline, continuation: continuation, pump: context?.pump, task: task)
+                    )
                     if context == nil { state.bareSleepsBegun[task, default: 0] += 1 }
                     return true
                 }
@@ -235,7 +236,8 @@ public final class TestClock: Clock, Sendable {
     /// Moves the clock to `target` (see ``advance(by:)``). A task that waits on something outside the
     /// pumps is waited for up to its pump's timeout in all, over the whole advance, or until
     /// `outsideDeadline` when a test store's step gives one.
-    private func advance(to target: Instant, waitingOutsideUntil outsideDeadline: ContinuousClock.Instant? = nil) async {
+    private func advance(to target: Instant, waitingOutsideUntil outsideDeadline: ContinuousClock.Instant? = nil) async
+    {
         var deadlines = OutsideDeadlines(fixed: outsideDeadline)
         await settle(pumps, &deadlines)
         while let woken = state.withLock({ $0.takeSleepers(dueBy: target) }) {
@@ -294,7 +296,9 @@ public final class TestClock: Clock, Sendable {
         let deadline = ContinuousClock.now.advanced(by: settleTime)
         while ContinuousClock.now < deadline {
             let slept = state.withLock { state in
-                zip(woken, before).allSatisfy { sleeper, count in state.bareSleepsBegun[sleeper.task, default: 0] > count }
+                zip(woken, before).allSatisfy { sleeper, count in
+                    state.bareSleepsBegun[sleeper.task, default: 0] > count
+                }
             }
             if slept { return }
             try? await Task.sleep(for: .milliseconds(1))

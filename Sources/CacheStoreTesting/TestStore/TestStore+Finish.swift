@@ -104,7 +104,9 @@ extension TestStore {
     ) async {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
         registerPump()
-        guard let oldest = store.runningEffects.first else { return expectNoAction(after: .nothingRunning, at: location) }
+        guard let oldest = store.runningEffects.first else {
+            return expectNoAction(after: .nothingRunning, at: location)
+        }
         let progress = await makeProgress { hasEndedOrDelivered(oldest) }
         expectNoAction(after: progress, at: location)
     }
@@ -125,7 +127,9 @@ extension TestStore {
     ) {
         let location = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
         registerPump()
-        guard let oldest = store.runningEffects.first else { return expectNoAction(after: .nothingRunning, at: location) }
+        guard let oldest = store.runningEffects.first else {
+            return expectNoAction(after: .nothingRunning, at: location)
+        }
         let progress = makeProgressBlocking { hasEndedOrDelivered(oldest) }
         expectNoAction(after: progress, at: location)
     }
@@ -148,7 +152,8 @@ extension TestStore {
         }
         guard case .done = progress else {
             return TestStoreFailure.report(
-                failure("Expected an effect to finish without an action", progress, call: "runEffectExpectingNoAction()"),
+                failure(
+                    "Expected an effect to finish without an action", progress, call: "runEffectExpectingNoAction()"),
                 at: location)
         }
     }

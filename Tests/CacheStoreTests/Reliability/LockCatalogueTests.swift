@@ -13,7 +13,9 @@ import Testing
     /// A lock made and stored: `name = Lock()`, `let name: T = Locked<T>(…)`, and the like.
     static func madeLock() throws -> NSRegularExpression {
         try NSRegularExpression(
-            pattern: #"(\w+)\s*(?::[^=\n]+)?=\s*(?:Lock|ConditionLock|NSLock|NSCondition|NSRecursiveLock|Mutex|Locked)\s*(?:<[^>\n]*>)?\("#)
+            pattern:
+                #"(\w+)\s*(?::[^=\n]+)?=\s*(?:Lock|ConditionLock|NSLock|NSCondition|NSRecursiveLock|Mutex|Locked)\s*(?:<[^>\n]*>)?\("#
+        )
     }
 
     /// Each lock a library source makes: its file and the name it is stored under.
@@ -54,7 +56,9 @@ import Testing
     @Test func everyListedLockIsMade() throws {
         let found = try Self.locksInSources()
         let stale = LockCatalogue.entries.subtracting(found)
-        #expect(stale.isEmpty, "listed in LockCatalogue but made nowhere: \(stale.map { "\($0.file): \($0.name)" }.sorted())")
+        #expect(
+            stale.isEmpty,
+            "listed in LockCatalogue but made nowhere: \(stale.map { "\($0.file): \($0.name)" }.sorted())")
     }
 
     /// The scan finds what it is meant to: a made-up source line with a lock is seen.
