@@ -117,6 +117,7 @@ public final class TestClock: Clock, Sendable {
     /// - Parameters:
     ///   - deadline: The instant to wake at.
     ///   - tolerance: Ignored: a test clock wakes a sleeper exactly at its deadline.
+    /// - Throws: `CancellationError` when the sleeping task is cancelled, before or during the sleep.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let context = EffectPump.current
