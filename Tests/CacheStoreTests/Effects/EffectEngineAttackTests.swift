@@ -273,15 +273,24 @@ import Testing
     @Test func cancellingWhileTheLastActionIsBeingHandledReturnsFalse() async {
         let handling = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
+        // The effect ends once `.start` was handled: ending during it, its action would be handled by
+        // the thread handling `.start`, the one that cancels below.
+        let started = Gate()
         let script = Script(
             onGot: { _ in
                 handling.signal()
                 _ = release.wait(timeout: .now() + 120)
             },
-            effect: { _ in ActionEffect(id: ID.search) { .got("last") } })
+            effect: { _ in
+                ActionEffect(id: ID.search) {
+                    await started.wait()
+                    return .got("last")
+                }
+            })
         let store = script.makeStore()
         let result = await offThePool { () -> Bool? in
             store.handle(action: .start(0))
+            started.open()
             guard handling.wait(timeout: .now() + 120) == .success else { return nil }
             let cancelled = store.cancel(id: ID.search)
             release.signal()
