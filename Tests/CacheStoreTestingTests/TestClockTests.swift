@@ -1,6 +1,7 @@
-import CacheStoreTesting
 import Foundation
 import Testing
+
+@testable import CacheStoreTesting
 
 /// `TestClock`: time that moves only when the test moves it, waking each sleeper at its deadline.
 @Suite(.timeLimit(.minutes(1))) struct TestClockTests {
@@ -93,6 +94,45 @@ import Testing
         let result = await awaitResult { try await sleeper.value }
         #expect(throws: CancellationError.self) { try result?.get() }
         #expect(clock.sleeperCount == 0)
+    }
+
+    /// A sleep cancelled as it begins leaves no note of it in the pump of its task: the pump names
+    /// only the sleepers the clock has. (DifferentialTests found it: `sleep` told the pump after
+    /// leaving the clock's lock, and a cancellation in between left the pump naming, for ever, a sleep
+    /// that had ended; a few runs in 100,000 of its programs, whose effects run on the pool. Before
+    /// the fix, this test failed within milliseconds on every run.)
+    @Test func aSleepCancelledAsItBeginsLeavesItsPumpNamingNoSleep() async {
+        let clock = TestClock()
+        let pump = EffectPump(outsideTimeout: { .zero })
+        // Another thread takes the pump's lock again and again, so that a sleep that tells the pump
+        // after the clock waits there, while this task cancels it.
+        let isContending = Locked(true)
+        let contender = Thread {
+            while isContending.withLock({ $0 }) {
+                pump.state.withLock { _ in
+                    var spin = 0
+                    for step in 0..<2_000 { spin &+= step }
+                    _ = spin
+                }
+            }
+        }
+        contender.start()
+        let started = ContinuousClock.now
+        // Each round cancels its sleepers a little later than the round before.
+        for round in 0..<5_000 where ContinuousClock.now - started < .seconds(2) {
+            let sleepers = EffectPump.$current.withValue(EffectPump.Context(pump: pump, effect: nil)) {
+                (0..<4).map { _ in Task { try? await clock.sleep(for: .seconds(1)) } }
+            }
+            var spin = 0
+            for step in 0..<(round % 32 * 60) { spin &+= step }
+            _ = spin
+            for sleeper in sleepers { sleeper.cancel() }
+            for sleeper in sleepers { await sleeper.value }
+            if !pump.state.withLock({ $0.sleeps.isEmpty }) { break }
+        }
+        isContending.withLock { $0 = false }
+        #expect(clock.sleeperCount == 0)
+        #expect(pump.state.withLock { $0.sleeps.isEmpty }, "the pump names a sleep that ended")
     }
 
     @Test func aDeadlineAlreadyReachedReturnsAtOnce() async throws {

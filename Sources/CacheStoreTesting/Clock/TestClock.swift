@@ -129,21 +129,24 @@ public final class TestClock: Clock, Sendable {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 // Under the lock, so that a cancellation either comes first and is seen here, or comes
-                // after and finds the sleeper to remove.
+                // after and finds the sleeper to remove. The pump is told under it too (the clock's
+                // lock, then the pump's: never the other way): whatever takes the sleeper off the
+                // clock, a cancellation or an advance, then finds the note to remove. Told after the
+                // lock, a cancellation in between left the pump naming a sleep that had ended.
                 let isAsleep = state.withLock { state in
                     guard !Task.isCancelled, deadline > state.now else { return false }
                     state.sleepers.append(
                         Sleeper(id: id, deadline: deadline, continuation: continuation, pump: context?.pump, task: task)
                     )
                     if context == nil { state.bareSleepsBegun[task, default: 0] += 1 }
+                    context?.pump.noteSleep(
+                        id, EffectPump.Sleep(effect: context?.effect, deadline: deadline, clock: self))
                     return true
                 }
                 guard isAsleep else {
                     return Task.isCancelled
                         ? continuation.resume(throwing: CancellationError()) : continuation.resume()
                 }
-                context?.pump.noteSleep(
-                    id, EffectPump.Sleep(effect: context?.effect, deadline: deadline, clock: self))
             }
         } onCancel: {
             let sleeper = state.withLock { state in
