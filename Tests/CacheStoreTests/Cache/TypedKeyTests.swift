@@ -12,7 +12,11 @@ extension StoreKey where Key == CacheStoreTests_TypedKey.Plain {
 /// The plain keys under the typed keys of ``TypedKeyTests``.
 enum CacheStoreTests_TypedKey {
     enum Plain: Hashable, Sendable { case count, nickname, tags, other }
-    enum Action: Sendable { case increment, tag(String), rename(String?) }
+    enum Action: Sendable {
+        case increment
+        case tag(String)
+        case rename(String?)
+    }
 }
 
 /// A typed key reads its value as its type, or its default; writes go to its plain key; and it works
