@@ -14,6 +14,8 @@ func intValues(_ size: Int) -> [Int: Any] {
 
 enum BenchAction: Sendable {
     case write(key: Int, value: Int)
+    /// The same write as `write`, through a typed key.
+    case typedWrite(key: Int, value: Int)
     /// Starts an effect whose action starts the next one, `remaining` more times.
     case roundTrip(remaining: Int)
     case startLong(id: Int)
@@ -28,6 +30,9 @@ let benchHandler = StoreActionHandler<Int, BenchAction, BenchDependency> { state
     switch action {
     case .write(let key, let value):
         state.set(value: value, forKey: key)
+        return .none
+    case .typedWrite(let key, let value):
+        state[TypedKey(key, default: 0)] = value
         return .none
     case .roundTrip(let remaining):
         guard remaining > 0 else {

@@ -3,8 +3,11 @@ enum CaseCatalog {
     /// Cases built together, by their names; `build` takes the size and the operations per case.
     private static let groups: [(names: [String], build: @Sendable (Int, Int) -> [BenchmarkCase])] = [
         (["floor-write", "floor-read"], { CoreCases(size: $0, operations: $1).floors }),
-        (["cache-set", "cache-get"], { CoreCases(size: $0, operations: $1).cache }),
-        (["store-handle", "store-handle-observed-other"], { CoreCases(size: $0, operations: $1).store }),
+        (["cache-set", "cache-get", "typed-get"], { CoreCases(size: $0, operations: $1).cache }),
+        (
+            ["store-handle", "store-handle-observed-other", "typed-handle"],
+            { CoreCases(size: $0, operations: $1).store }
+        ),
         // The table runs these a tenth as often as the other cases of their group (they are slower).
         (["cache-set-read-keys"], { CoreCases(size: $0, operations: $1 * 10).cache }),
         (["store-handle-observed-same"], { CoreCases(size: $0, operations: $1 * 10).store }),

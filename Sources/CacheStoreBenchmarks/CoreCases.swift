@@ -45,6 +45,9 @@ struct CoreCases {
             BenchmarkCase("cache-get", size: size, baseline: "floor-read", operations: operations) { index in
                 blackHole(read.get(index % hotKeys, as: Int.self))
             },
+            BenchmarkCase("typed-get", size: size, baseline: "cache-get", operations: operations) { index in
+                blackHole(read[TypedKey(index % hotKeys, default: 0)])
+            },
         ]
     }
 
@@ -61,6 +64,9 @@ struct CoreCases {
         return [
             BenchmarkCase("store-handle", size: size, operations: operations) { index in
                 plain.handle(action: .write(key: index % hotKeys, value: index))
+            },
+            BenchmarkCase("typed-handle", size: size, baseline: "store-handle", operations: operations) { index in
+                plain.handle(action: .typedWrite(key: index % hotKeys, value: index))
             },
             BenchmarkCase("store-handle-observed-other", size: size, operations: operations) { index in
                 observingOther.handle(action: .write(key: index % hotKeys, value: index))

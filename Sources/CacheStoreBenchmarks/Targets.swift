@@ -39,6 +39,12 @@ struct Targets {
             "cache-get ≤ 2× floor-read", sizes.map { ($0.formatted(), ratio("cache-get", $0, to: "floor-read")) },
             limit: 2)
         check(
+            "typed-get ≤ 1.05× cache-get", sizes.map { ($0.formatted(), ratio("typed-get", $0, to: "cache-get")) },
+            limit: 1.05)
+        check(
+            "typed-handle ≤ 1.05× store-handle",
+            sizes.map { ($0.formatted(), ratio("typed-handle", $0, to: "store-handle")) }, limit: 1.05)
+        check(
             "scoped-handle ≤ 1.5× store-handle",
             [1_000, 100_000].map { ($0.formatted(), ratio("scoped-handle", $0, to: "store-handle")) }, limit: 1.5)
         // The paths of a UI, each against its true floor (see FloorCases).

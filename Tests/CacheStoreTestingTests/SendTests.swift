@@ -13,6 +13,32 @@ import Testing
         #expect(failures.isEmpty)
     }
 
+    @Test func anExpectationWritesThroughATypedKey() async {
+        let failures = await captureFailures {
+            let store = makeLoadStore(initialValues: [.page: 1])
+            store.send(.nextPage) { $0[.typedPage] = 2 }
+            #expect(store.store[.typedPage] == 2)
+        }
+        #expect(failures.isEmpty)
+    }
+
+    @Test func aWrongValueThroughATypedKeyNamesThePlainKey() async {
+        let failures = await captureFailures {
+            let store = makeLoadStore(initialValues: [.page: 1])
+            store.send(.nextPage) { $0[.typedPage] += 2 }
+        }
+        #expect(
+            failures.map(\.message) == [
+                """
+                State after .nextPage does not match the expectation (− expected, + actual):
+                  .page
+                −   3
+                +   2
+                Fix the expectation closure, or the handler if the state is wrong.
+                """
+            ])
+    }
+
     @Test func aWrongValueIsOneFailureWithExpectedAndActual() async {
         let failures = await captureFailures {
             let store = makeLoadStore()
@@ -333,4 +359,9 @@ enum MainQueueCheck {
         marked
         return DispatchQueue.getSpecific(key: key) == true
     }
+}
+
+extension TypedKey where Key == LoadKey {
+    /// `.page` as the `Int` it holds.
+    fileprivate static var typedPage: TypedKey<LoadKey, Int> { .init(.page, default: 0) }
 }

@@ -48,6 +48,13 @@ import Observation
 /// - ``valuesInCache(ofType:)``
 /// - ``allValues``
 ///
+/// ### Typed keys
+///
+/// - ``subscript(_:)``
+/// - ``resolve(_:)``
+/// - ``update(_:updater:)``
+/// - ``TypedKey``
+///
 /// ### Checking required keys
 ///
 /// - ``require(_:)``

@@ -3,10 +3,10 @@ import Foundation
 import Observation
 import Testing
 
-extension StoreKey where Key == CacheStoreTests_TypedKey.Plain {
-    static var count: StoreKey<Key, Int> { .init(.count, default: 0) }
-    static var nickname: StoreKey<Key, String?> { .init(.nickname, default: nil) }
-    static var tags: StoreKey<Key, [String]> { .init(.tags, default: []) }
+extension TypedKey where Key == CacheStoreTests_TypedKey.Plain {
+    static var count: TypedKey<Key, Int> { .init(.count, default: 0) }
+    static var nickname: TypedKey<Key, String?> { .init(.nickname, default: nil) }
+    static var tags: TypedKey<Key, [String]> { .init(.tags, default: []) }
 }
 
 /// The plain keys under the typed keys of ``TypedKeyTests``.
@@ -135,7 +135,7 @@ enum CacheStoreTests_TypedKey {
     }
 
     @Test func aTypedKeyDescribesItsPlainKeyAndType() {
-        #expect(StoreKey<Plain, Int>.count.description == ".count as Int")
-        #expect(StoreKey<Plain, String?>.nickname.description == ".nickname as Optional<String>")
+        #expect(TypedKey<Plain, Int>.count.description == ".count as Int")
+        #expect(TypedKey<Plain, String?>.nickname.description == ".nickname as Optional<String>")
     }
 }

@@ -14,7 +14,7 @@ extension CacheStore {
     ///
     /// - Parameter key: The typed key.
     @inlinable
-    public subscript<Value>(key: StoreKey<Key, Value>) -> Value {
+    public subscript<Value>(key: TypedKey<Key, Value>) -> Value {
         get { get(key.key, as: Value.self) ?? key.defaultValue }
         set { set(value: newValue, forKey: key.key) }
     }
@@ -30,7 +30,7 @@ extension CacheStore {
     /// - Throws: ``MissingRequiredKeysError`` when the key has no value; ``InvalidTypeError`` when its
     ///   value is of another type (written through the untyped API).
     @inlinable
-    public func resolve<Value>(_ key: StoreKey<Key, Value>) throws -> Value {
+    public func resolve<Value>(_ key: TypedKey<Key, Value>) throws -> Value {
         try resolve(key.key, as: Value.self)
     }
 
@@ -48,7 +48,7 @@ extension CacheStore {
     ///   - key: The typed key.
     ///   - updater: Changes the value in place.
     @inlinable
-    public func update<Value>(_ key: StoreKey<Key, Value>, updater: (inout Value) -> Void) {
+    public func update<Value>(_ key: TypedKey<Key, Value>, updater: (inout Value) -> Void) {
         update(key.key, as: Value.self) { stored in
             var value = stored ?? key.defaultValue
             updater(&value)

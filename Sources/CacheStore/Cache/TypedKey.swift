@@ -1,16 +1,16 @@
 /// A key that carries the type of its value and the value it reads as while it has none: declared
 /// once, read and written through subscripts the compiler checks.
 ///
-/// Declare a store's typed keys as static members of `StoreKey` for its key type, beside the plain
+/// Declare a store's typed keys as static members of `TypedKey` for its key type, beside the plain
 /// keys they wrap:
 ///
 /// ```swift
 /// enum SettingsKey { case fontSize, nickname, tags }
 ///
-/// extension StoreKey where Key == SettingsKey {
-///     static var fontSize: StoreKey<SettingsKey, Int> { .init(.fontSize, default: 14) }
-///     static var nickname: StoreKey<SettingsKey, String?> { .init(.nickname, default: nil) }
-///     static var tags: StoreKey<SettingsKey, [String]> { .init(.tags, default: []) }
+/// extension TypedKey where Key == SettingsKey {
+///     static var fontSize: TypedKey<SettingsKey, Int> { .init(.fontSize, default: 14) }
+///     static var nickname: TypedKey<SettingsKey, String?> { .init(.nickname, default: nil) }
+///     static var tags: TypedKey<SettingsKey, [String]> { .init(.tags, default: []) }
 /// }
 /// ```
 ///
@@ -23,7 +23,16 @@
 /// type (one written through the untyped API): ``CacheStore/CacheStore/resolve(_:)`` throws an
 /// error naming the key and both types instead. Writing `nil` to a key of an `Optional` type
 /// removes the key, as ``CacheStore/CacheStore/set(value:forKey:)`` does.
-public struct StoreKey<Key: Hashable & SendableMetatype, Value> {
+///
+/// ## Topics
+///
+/// ### Declaring a typed key
+///
+/// - ``init(_:default:)``
+/// - ``key``
+/// - ``defaultValue``
+/// - ``description``
+public struct TypedKey<Key: Hashable & SendableMetatype, Value> {
     /// The plain key the value is stored under.
     public let key: Key
     /// What the key reads as while it has no value of type `Value`.
@@ -32,7 +41,7 @@ public struct StoreKey<Key: Hashable & SendableMetatype, Value> {
     /// A typed key over `key`, reading `defaultValue` while it has no value.
     ///
     /// ```swift
-    /// StoreKey<SettingsKey, Int>(.fontSize, default: 14)
+    /// TypedKey<SettingsKey, Int>(.fontSize, default: 14)
     /// ```
     ///
     /// - Parameters:
@@ -45,9 +54,9 @@ public struct StoreKey<Key: Hashable & SendableMetatype, Value> {
     }
 }
 
-extension StoreKey: Sendable where Key: Sendable, Value: Sendable {}
+extension TypedKey: Sendable where Key: Sendable, Value: Sendable {}
 
-extension StoreKey: CustomStringConvertible {
+extension TypedKey: CustomStringConvertible {
     /// The plain key and the value type: `.fontSize as Int`.
     public var description: String {
         "\(ValueDump.inline(key)) as \(Value.self)"

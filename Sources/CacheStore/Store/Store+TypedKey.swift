@@ -11,7 +11,7 @@ extension Store {
     ///
     /// - Parameter key: The typed key.
     @inlinable
-    public subscript<Value>(key: StoreKey<Key, Value>) -> Value {
+    public subscript<Value>(key: TypedKey<Key, Value>) -> Value {
         self.get(key.key, as: Value.self) ?? key.defaultValue
     }
 
@@ -20,7 +20,7 @@ extension Store {
     /// - Parameter key: The typed key.
     /// - Returns: The key's value, when it has one of type `Value`.
     /// - Throws: ``CacheStore/MissingRequiredKeysError`` or ``CacheStore/InvalidTypeError``.
-    public func resolve<Value>(_ key: StoreKey<Key, Value>) throws -> Value {
+    public func resolve<Value>(_ key: TypedKey<Key, Value>) throws -> Value {
         try resolve(key.key, as: Value.self)
     }
 }
