@@ -20,15 +20,20 @@ struct DebugLog<Key: Hashable & SendableMetatype> {
     /// The store's label, output and forwarding in hand, once it was labelled, logs, or is
     /// forwarded an action while a log is written.
     @usableFromInline var state: DebugLogState?
+    /// Whether the store reports the actions its handler handles: not a view store
+    /// (``Store/view(_:label:)``), whose actions are reported by the store they are forwarded to.
+    @usableFromInline let reportsOwnActions: Bool
 
     @inlinable
     init() {
         parent = nil
+        reportsOwnActions = true
     }
 
     @inlinable
-    init(label: String?, parent: any DebugLogParent) {
+    init(label: String?, parent: any DebugLogParent, reportsOwnActions: Bool = true) {
         self.parent = parent
+        self.reportsOwnActions = reportsOwnActions
         if let label { state = DebugLogState(label: label) }
     }
 }

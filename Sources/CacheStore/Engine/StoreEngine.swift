@@ -187,7 +187,7 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         let (state, transaction) = takeHandlerState()
         var handlerState = consume state
         let effect = handler.handle(store: &handlerState, action: action, dependency: dependency)
-        let isLogged = queue.hasDebugLog && isDebugLogWriting
+        let isLogged = queue.hasDebugLog && debugLog.reportsOwnActions && isDebugLogWriting
         let isRecording = recordingChanges || isLogged
         let changes: [StateChange<Key>]
         if handlerState.core === transaction {

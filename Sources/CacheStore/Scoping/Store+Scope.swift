@@ -127,7 +127,8 @@ extension Store {
         state: CoreAccess<ScopedKey>,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, ScopedDependency>,
         dependency: ScopedDependency,
-        actionTransformation: @escaping (ScopedAction?) -> Action?
+        actionTransformation: @escaping (ScopedAction?) -> Action?,
+        reportsOwnActions: Bool = true
     ) -> Store<ScopedKey, ScopedAction, ScopedDependency> {
         let scopedEngine = StoreEngine(
             state: state,
@@ -135,26 +136,31 @@ extension Store {
             handler: actionHandler,
             dependency: dependency,
             isolation: engine.isolation,
-            forwardToParent: forwarding(label: label, of: ScopedKey.self, actionTransformation),
+            forwardToParent: forwarding(
+                label: label, of: ScopedKey.self, actionTransformation, notesForwarding: reportsOwnActions),
             parentStore: self)
         // Before the store is returned, so no other thread can see it yet.
-        scopedEngine.debugLog = DebugLog(label: label, parent: engine)
+        scopedEngine.debugLog = DebugLog(label: label, parent: engine, reportsOwnActions: reportsOwnActions)
         return Store<ScopedKey, ScopedAction, ScopedDependency>(engine: scopedEngine)
     }
 
     /// What a scoped store calls with each action it handled: hands the parent the action that
-    /// `actionTransformation` makes of it. `nil` for a store whose actions are `Never`, which can have
+    /// `actionTransformation` makes of it, noting in the parent's log where it came from unless the
+    /// scoped store is a view store, whose actions are the parent's own. `nil` for a store whose actions are `Never`, which can have
     /// none: a read-only row's store then makes no closure (one allocation fewer per row, 19 → 18).
     @inlinable
     func forwarding<ScopedKey: Hashable & SendableMetatype, ScopedAction>(
-        label: String?, of scopedKey: ScopedKey.Type, _ actionTransformation: @escaping (ScopedAction?) -> Action?
+        label: String?, of scopedKey: ScopedKey.Type, _ actionTransformation: @escaping (ScopedAction?) -> Action?,
+        notesForwarding: Bool
     ) -> ((ScopedAction) -> Void)? {
         if ScopedAction.self == Never.self { return nil }
         // Called in the scoped action's turn, which is this store's too (one tree, one queue): the
         // parent handles its action right away, as part of the same delivery.
         return { [self] action in
             guard let parentAction = actionTransformation(action) else { return }
-            engine.noteForwarded(from: DebugLog<ScopedKey>.scopedLabel(label, action: ScopedAction.self))
+            if notesForwarding {
+                engine.noteForwarded(from: DebugLog<ScopedKey>.scopedLabel(label, action: ScopedAction.self))
+            }
             engine.process(parentAction, from: .sent)
         }
     }

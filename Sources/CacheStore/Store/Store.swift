@@ -54,6 +54,8 @@ import Observation
 /// - ``valuesInCache(ofType:)``
 /// - ``allValues``
 /// - ``changes``
+/// - ``subscript(_:)``
+/// - ``resolve(_:)``
 ///
 /// ### Effects
 ///
@@ -67,6 +69,7 @@ import Observation
 /// - ``scope(label:keys:actionHandler:dependencyTransformation:actionTransformation:)``
 /// - ``actionlessScope(label:keyTransformation:dependencyTransformation:defaultCache:)``
 /// - ``actionlessScope(label:keyTransformation:defaultCache:)``
+/// - ``view(_:label:)``
 ///
 /// ### Debugging
 ///
@@ -74,9 +77,7 @@ import Observation
 /// - ``debug(_:)``
 /// - ``debug(maxReportLength:_:)``
 /// - ``debug(label:maxReportLength:_:)``
-public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: Observable, ActionHandling,
-    @unchecked Sendable
-{
+public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: Observable, @unchecked Sendable {
     /// Everything that handles actions; the store is its public face.
     @usableFromInline let engine: StoreEngine<Key, Action, Dependency>
 

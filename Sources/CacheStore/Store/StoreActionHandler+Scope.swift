@@ -65,16 +65,10 @@ extension StoreActionHandler {
         embedAction: @escaping @Sendable (ScopedAction) -> Action,
         dependencyTransformation: @escaping @Sendable (Dependency) -> ScopedDependency
     ) -> StoreActionHandler {
-        let runner = ScopedHandlerRun<Key, ScopedKey>(
-            toParent: keyTransformation.to, fromParent: keyTransformation.from)
-        let lift = EffectLift(label: label)
-        return StoreActionHandler(
-            { state, action, dependency in
-                guard let scopedAction = extractAction(action) else { return nil }
-                let effect = runner.run(
-                    actionHandler, on: state, action: scopedAction, dependency: dependencyTransformation(dependency))
-                return effect?.mapped(embedAction, renaming: { $0.renamingGiven(lift.id) })
-            }, lift: lift)
+        FeatureLift(
+            label: label, keyTransformation: keyTransformation, extractAction: extractAction, embedAction: embedAction
+        )
+        .handler(actionHandler, dependency: dependencyTransformation)
     }
 
     /// A handler of this store's actions that runs a feature's handler on the keys in `keys`.

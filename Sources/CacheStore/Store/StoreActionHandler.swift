@@ -43,6 +43,7 @@
 /// - ``scope(label:keyTransformation:actionHandler:extractAction:embedAction:dependencyTransformation:)``
 /// - ``scope(label:keys:actionHandler:extractAction:embedAction:dependencyTransformation:)``
 /// - ``effectID(_:)``
+/// - ``FeatureLift``
 ///
 /// ### Running a handler
 ///
