@@ -36,7 +36,7 @@ extension TestStore {
         pump.runUntilIdle()  // the effects it cancelled run on to their end, as in the app
     }
 
-    /// The synchronous form of ``finish(fileID:file:line:column:)-6m2ad``: it runs what is runnable
+    /// The synchronous form of ``finish(fileID:file:line:column:)-50c58``: it runs what is runnable
     /// now, without waiting for effects that wait on something outside the test.
     ///
     /// - Parameters:
@@ -65,7 +65,7 @@ extension TestStore {
         } while pump.state.withLock { $0.hasJobs }
     }
 
-    /// The same as the synchronous ``finish(fileID:file:line:column:)-4lvs1``.
+    /// The same as the synchronous ``finish(fileID:file:line:column:)-7b4f3``.
     ///
     /// - Parameters:
     ///   - fileID: Where a failure is reported (defaults to the caller).

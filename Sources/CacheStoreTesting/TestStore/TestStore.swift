@@ -77,8 +77,8 @@ import Foundation
 /// - ``runningEffectIDs``
 /// - ``queuedEffectIDs``
 /// - ``cancel(id:)``
-/// - ``finish(fileID:file:line:column:)-6m2ad``
-/// - ``finish(fileID:file:line:column:)-4lvs1``
+/// - ``finish(fileID:file:line:column:)-50c58``
+/// - ``finish(fileID:file:line:column:)-7b4f3``
 /// - ``assertNoPendingEffects(fileID:file:line:column:)``
 ///
 /// ### The store under test
