@@ -57,6 +57,12 @@ import Observation
 /// - ``subscript(_:)``
 /// - ``resolve(_:)``
 ///
+/// ### Bindings
+///
+/// - ``binding(_:using:)``
+/// - ``binding(_:fallback:using:)``
+/// - ``StoreBinding``
+///
 /// ### Effects
 ///
 /// - ``cancel(id:)``
