@@ -1,0 +1,12 @@
+// A typed key's read is its value type: reading it as another type does not compile.
+// expect: cannot convert value of type 'Int' to specified type 'String'
+import CacheStore
+
+enum SettingsKey: Hashable, Sendable { case fontSize }
+
+extension TypedKey where Key == SettingsKey {
+    static var fontSize: TypedKey<SettingsKey, Int> { .init(.fontSize, default: 14) }
+}
+
+let settings = CacheStore<SettingsKey>(initialValues: [:])
+let name: String = settings[.fontSize]
