@@ -1,145 +1,125 @@
 import CacheStoreTesting
 import Testing
 
-// The examples of the Composing features article (Documentation.docc/ComposingFeatures.md). They are
-// declared inside the test, so that their names (`AppKey`, `SearchAction`, …) do not meet the other
+// The examples of the Composing features article (Documentation.docc/ComposingFeatures.md). The keys
+// and their typed keys are declared at the top level (an extension cannot be local), under names no
+// other article uses; the rest is declared inside the test, so that its names do not meet the other
 // articles' examples in this module.
+
+enum ReadingListKey { case items, query, results, theme, fontSize }
+
+extension TypedKey where Key == ReadingListKey {
+    static var items: TypedKey<Key, [String]> { .init(.items, default: []) }
+    static var query: TypedKey<Key, String> { .init(.query, default: "") }
+    static var results: TypedKey<Key, [String]> {
+        .init(.results, default: [])
+    }
+}
+
+enum DisplayKey { case theme, textSize }
+
+extension TypedKey where Key == DisplayKey {
+    static var textSize: TypedKey<Key, Int> { .init(.textSize, default: 14) }
+}
 
 @Suite(.timeLimit(.minutes(2))) struct ComposingFeaturesExamples {
     @Test func theArticlesAppRunsInOneStoreAndIsTestedByOneTestStore() async {
         // The Getting Started examples declare a `Clock` of their own in this module.
         typealias Clock = _Concurrency.Clock
 
-        enum AppKey { case items, query, results, theme, fontSize }
-
         enum ListAction: Equatable {
             case add(String)
             case remove(String)
         }
 
-        let listHandler = StoreActionHandler<AppKey, ListAction, Void> {
+        let listHandler = StoreActionHandler<ReadingListKey, ListAction, Void> {
             state, action, _ in
-            state.update(.items, as: [String].self) { items in
-                switch action {
-                case .add(let item): items = (items ?? []) + [item]
-                case .remove(let item): items = items?.filter { $0 != item }
-                }
+            switch action {
+            case .add(let item): state[.items].append(item)
+            case .remove(let item): state[.items].removeAll { $0 == item }
             }
             return .none
         }
 
-        enum SearchAction: Equatable {
+        enum BookSearchAction: Equatable {
             case queryChanged(String)
             case results([String])
         }
 
-        enum SearchID { case debounce, search }
+        enum BookSearchID { case debounce, search }
 
-        struct SearchClient: Sendable {
+        struct BookSearchClient: Sendable {
             var search: @Sendable (String) async -> [String]
             var clock: any Clock<Duration>
         }
 
         let searchHandler = StoreActionHandler<
-            AppKey, SearchAction, SearchClient
+            ReadingListKey, BookSearchAction, BookSearchClient
         > { state, action, client in
             switch action {
             case .queryChanged(let query):
-                state.set(value: query, forKey: .query)
-                return ActionEffect(id: SearchID.search) {
+                state[.query] = query
+                return ActionEffect(id: BookSearchID.search) {
                     .results(await client.search(query))
                 }
                 .debounce(
-                    id: SearchID.debounce, for: .milliseconds(300),
+                    id: BookSearchID.debounce, for: .milliseconds(300),
                     clock: client.clock)
             case .results(let results):
-                state.set(value: results, forKey: .results)
+                state[.results] = results
                 return .none
             }
         }
 
-        enum SettingsKey { case theme, textSize }
-
-        enum SettingsAction: Equatable {
+        enum DisplayAction: Equatable {
             case setTheme(String)
             case biggerText
         }
 
-        let settingsHandler = StoreActionHandler<
-            SettingsKey, SettingsAction, Void
-        > { state, action, _ in
+        let displayHandler = StoreActionHandler<DisplayKey, DisplayAction, Void> {
+            state, action, _ in
             switch action {
-            case .setTheme(let theme):
-                state.set(value: theme, forKey: .theme)
-            case .biggerText:
-                state.update(.textSize, as: Int.self) { $0 = ($0 ?? 14) + 1 }
+            case .setTheme(let theme): state.set(value: theme, forKey: .theme)
+            case .biggerText: state[.textSize] += 1
             }
             return .none
         }
 
-        let settingsKeys: BiDirectionalTransformation<AppKey?, SettingsKey?> = (
-            from: { appKey in
-                switch appKey {
-                case .theme: .theme
-                case .fontSize: .textSize
-                default: nil
-                }
-            },
-            to: { settingsKey in
-                switch settingsKey {
-                case .theme: .theme
-                case .textSize: .fontSize
-                case nil: nil
-                }
-            }
-        )
-
-        enum AppAction: Equatable {
+        enum ReadingListAction: Equatable {
             case list(ListAction)
-            case search(SearchAction)
-            case settings(SettingsAction)
+            case search(BookSearchAction)
+            case display(DisplayAction)
             case addResult(String)
             case stopSearching
         }
 
-        struct AppDependency: Sendable {
-            var search: SearchClient
+        struct ReadingListDependency: Sendable {
+            var search: BookSearchClient
         }
 
-        typealias AppHandler = StoreActionHandler<AppKey, AppAction, AppDependency>
+        typealias ReadingListHandler = StoreActionHandler<
+            ReadingListKey, ReadingListAction, ReadingListDependency
+        >
 
-        let searchFeature = AppHandler.scope(
-            label: "search",
-            keys: [.query, .results],
-            actionHandler: searchHandler,
-            extractAction: {
-                if case .search(let search) = $0 { search } else { nil }
-            },
-            embedAction: AppAction.search,
-            dependencyTransformation: { app in app.search })
+        let list = FeatureLift(
+            appKeys: [ReadingListKey.items], action: ReadingListAction.list)
+        let search = FeatureLift(
+            label: "search", appKeys: [ReadingListKey.query, .results],
+            action: ReadingListAction.search)
+        let display = FeatureLift(
+            keys: [DisplayKey.theme: ReadingListKey.theme, .textSize: .fontSize],
+            action: ReadingListAction.display)
 
-        let appHandler = AppHandler(combining: [
-            .scope(
-                keys: [.items],
-                actionHandler: listHandler,
-                extractAction: { if case .list(let list) = $0 { list } else { nil } },
-                embedAction: AppAction.list,
-                dependencyTransformation: { _ in () }),
-            searchFeature,
-            .scope(
-                keyTransformation: settingsKeys,
-                actionHandler: settingsHandler,
-                extractAction: {
-                    if case .settings(let settings) = $0 { settings } else { nil }
-                },
-                embedAction: AppAction.settings,
-                dependencyTransformation: { _ in () }),
-            AppHandler { _, action, _ in
+        let appHandler = ReadingListHandler(combining: [
+            list.handler(listHandler),
+            search.handler(searchHandler, dependency: { app in app.search }),
+            display.handler(displayHandler),
+            ReadingListHandler { _, action, _ in
                 switch action {
                 case .addResult(let item):
                     return ActionEffect(.list(.add(item)))
                 case .stopSearching:
-                    return .cancel(id: searchFeature.effectID(SearchID.debounce))
+                    return .cancel(id: search.effectID(BookSearchID.debounce))
                 default:
                     return .none
                 }
@@ -149,49 +129,47 @@ import Testing
         let app = Store(
             initialValues: [.fontSize: 14],
             actionHandler: appHandler,
-            dependency: AppDependency(
-                search: SearchClient(
+            dependency: ReadingListDependency(
+                search: BookSearchClient(
                     search: { query in ["\(query) book"] },
                     clock: ContinuousClock())))
-        app.handle(action: .settings(.biggerText))
-        app.handle(action: .list(.add("Swift in Depth")))
+        app.handle(action: .display(.biggerText))
+
+        let listView = app.view(list)
+        listView.handle(action: .add("Swift in Depth"))
+        let items = listView[.items]  // ["Swift in Depth"]
+        #expect(items == ["Swift in Depth"])
 
         let clock = TestClock()
         let store = TestStore(
             initialValues: [.fontSize: 14],
             actionHandler: appHandler,
-            dependency: AppDependency(
-                search: SearchClient(
+            dependency: ReadingListDependency(
+                search: BookSearchClient(
                     search: { query in ["\(query) book"] }, clock: clock)))
 
-        store.send(.search(.queryChanged("sw"))) {
-            $0.set(value: "sw", forKey: .query)
-        }
-        store.send(.search(.queryChanged("swift"))) {
-            $0.set(value: "swift", forKey: .query)
-        }
+        store.send(.search(.queryChanged("sw"))) { $0[.query] = "sw" }
+        store.send(.search(.queryChanged("swift"))) { $0[.query] = "swift" }
         await clock.advance(by: .milliseconds(300))
         await store.receive(.search(.results(["swift book"]))) {
-            $0.set(value: ["swift book"], forKey: .results)
+            $0[.results] = ["swift book"]
         }
 
         store.send(.addResult("swift book"))
         await store.receive(.list(.add("swift book"))) {
-            $0.set(value: ["swift book"], forKey: .items)
+            $0[.items] = ["swift book"]
         }
 
-        store.send(.settings(.biggerText)) {
+        store.send(.display(.biggerText)) {
             $0.set(value: 15, forKey: .fontSize)
         }
 
-        store.send(.search(.queryChanged("swiftui"))) {
-            $0.set(value: "swiftui", forKey: .query)
-        }
+        store.send(.search(.queryChanged("swiftui"))) { $0[.query] = "swiftui" }
         store.send(.stopSearching)
         await clock.advance(by: .milliseconds(300))  // no search ran
 
         #expect(store.runningEffectIDs.isEmpty)
         #expect(app.get(.fontSize, as: Int.self) == 15)
-        #expect(app.get(.items, as: [String].self) == ["Swift in Depth"])
+        #expect(app[.items] == ["Swift in Depth"])
     }
 }
