@@ -6,6 +6,11 @@ import Testing
 
 nonisolated enum CartKey { case items, total, updatedAt }
 
+nonisolated extension TypedKey where Key == CartKey {
+    static var items: TypedKey<Key, [String]> { .init(.items, default: []) }
+    static var total: TypedKey<Key, Int> { .init(.total, default: 0) }
+}
+
 enum CartAction {
     case add(name: String, price: Int)
     case clear
@@ -65,6 +70,27 @@ let timedCartHandler = TimedCartHandler { state, action, clock in
             print(error)  // Key .total was read as String, but holds Int (7).
         }
         #expect(printed == ["Key .total was read as String, but holds Int (7)."])
+
+        let names = cart[.items]  // ["Tea", "Cake"]: a [String]
+        let sum = cart[.total]  // 7: an Int
+
+        let typedCartHandler = CartHandler { state, action, _ in
+            switch action {
+            case .add(let name, let price):
+                state[.items].append(name)
+                state[.total] += price
+            case .clear:
+                state[.items] = []
+                state[.total] = 0
+            }
+            return .none
+        }
+        #expect(names == ["Tea", "Cake"])
+        #expect(sum == 7)
+        let typedCart = Store(initialValues: [:], actionHandler: typedCartHandler)
+        typedCart.handle(action: .add(name: "Tea", price: 4))
+        typedCart.handle(action: .add(name: "Cake", price: 3))
+        #expect(typedCart[.items] == ["Tea", "Cake"] && typedCart[.total] == 7)
 
         cart.handle(action: .clear)
         #expect(cart.allValues.count == 1)
