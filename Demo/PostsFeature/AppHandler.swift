@@ -12,8 +12,8 @@ import CacheStore
 /// store.handle(action: .userFilter(.selectNextUser))  // then the list shows its first page
 /// ```
 public let appHandler = StoreActionHandler<PostsKey, AppAction, PostsClient>(combining: [
-    listFeature,
-    userFilterFeature,
+    listFeature.handler(postsHandler, dependency: { client in client }),
+    userFilterFeature.handler(userFilterHandler),
     // Whatever the filter did, the list then shows its first page: handled right after, in the same `handle`.
     StoreActionHandler { _, action, _ in
         guard case .userFilter = action else { return .none }
@@ -21,44 +21,14 @@ public let appHandler = StoreActionHandler<PostsKey, AppAction, PostsClient>(com
     },
 ])
 
-/// The posts list, lifted into the app. The list is the screen: it reads every key, the filter's too
-/// (to count the posts it shows). Its effects run under the lift's own ids: the app reaches its fetch
-/// as `listFeature.effectID(PostsCancelID.fetch)`.
-public let listFeature = StoreActionHandler<PostsKey, AppAction, PostsClient>.scope(
-    label: "list",
-    keys: Set(PostsKey.allCases),
-    actionHandler: postsHandler,
-    extractAction: { action in
-        if case .list(let listAction) = action { listAction } else { nil }
-    },
-    embedAction: AppAction.list,
-    dependencyTransformation: { client in client }
-)
+/// Where the posts list sits in the app. The list is the screen: it reads every key, the filter's
+/// too (to count the posts it shows). Its effects run under the lift's own ids: the app reaches its
+/// fetch as `listFeature.effectID(PostsCancelID.fetch)`.
+public let listFeature = FeatureLift(label: "list", appKeys: Set(PostsKey.allCases), action: AppAction.list)
 
-/// The user filter, lifted into the app: it sees the screen's `.userFilter` as its `.selectedUser`,
+/// Where the user filter sits in the app: it sees the screen's `.userFilter` as its `.selectedUser`,
 /// and the posts, to know the users.
-public let userFilterFeature = StoreActionHandler<PostsKey, AppAction, PostsClient>.scope(
+public let userFilterFeature = FeatureLift(
     label: "userFilter",
-    keyTransformation: (
-        from: { key in
-            switch key {
-            case .userFilter: .selectedUser
-            case .posts: .posts
-            default: nil
-            }
-        },
-        to: { key in
-            switch key {
-            case .selectedUser: .userFilter
-            case .posts: .posts
-            case nil: nil
-            }
-        }
-    ),
-    actionHandler: userFilterHandler,
-    extractAction: { action in
-        if case .userFilter(let filterAction) = action { filterAction } else { nil }
-    },
-    embedAction: AppAction.userFilter,
-    dependencyTransformation: { _ in () }
-)
+    keys: [UserFilterKey.selectedUser: PostsKey.userFilter, .posts: .posts],
+    action: AppAction.userFilter)
