@@ -16,7 +16,7 @@ import XCTest
 /// }
 /// ```
 ///
-/// ``withHandler(_:operation:)-9tz4n`` takes over for one task only, which is how to capture failure
+/// ``withHandler(_:operation:)-(_,)`` takes over for one task only, which is how to capture failure
 /// messages in tests that run in parallel.
 ///
 /// ## Topics
@@ -25,7 +25,7 @@ import XCTest
 ///
 /// - ``handler``
 /// - ``Handler``
-/// - ``withHandler(_:operation:)-9tz4n``
+/// - ``withHandler(_:operation:)-(_,)``
 /// - ``withHandler(_:operation:)-8n6tp``
 /// - ``SendableHandler``
 public enum TestStoreFailure: Sendable {
@@ -45,7 +45,7 @@ public enum TestStoreFailure: Sendable {
 
     /// The handler every failure goes to, in every task; `nil` (the default) reports natively.
     ///
-    /// A handler set with ``withHandler(_:operation:)-9tz4n`` takes precedence inside its operation.
+    /// A handler set with ``withHandler(_:operation:)-(_,)`` takes precedence inside its operation.
     public static var handler: Handler? {
         get { lock.withLock { globalHandler } }
         set {
@@ -70,9 +70,13 @@ public enum TestStoreFailure: Sendable {
     ///   - operation: The code whose failures to capture.
     /// - Returns: What `operation` returns.
     /// - Throws: What `operation` throws, unchanged; a failure reported is never thrown.
-    public static func withHandler<Result>(
+    ///
+    /// It runs on the caller's actor (`nonisolated(nonsending)`), as `operation` does, so a `@MainActor`
+    /// test (every test of a target with main-actor isolation by default) passes a closure that uses
+    /// its own state without sending it to another isolation domain.
+    nonisolated(nonsending) public static func withHandler<Result>(
         _ handler: @escaping SendableHandler,
-        operation: () async throws -> Result
+        operation: nonisolated(nonsending) () async throws -> Result
     ) async rethrows -> Result {
         try await $taskHandler.withValue(handler, operation: operation)
     }
