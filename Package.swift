@@ -52,14 +52,17 @@ let package = Package(
         // Measures the heap in a process of its own for the engine's memory tests.
         .executableTarget(name: "CacheStoreMemoryProbe", dependencies: ["CacheStore", "CacheStoreBenchmarkSupport"]),
         .testTarget(name: "CacheStoreTestingTests", dependencies: ["CacheStoreTesting"]),
-        // The code of README.md and of the DocC articles, compiled and run, and checked against the text.
+        // The code of README.md and of the DocC articles, compiled and run, and checked against the text: the
+        // one copy of each example, which the main-actor targets below link to.
         .testTarget(name: "DocumentationExamplesTests", dependencies: ["CacheStore", "CacheStoreTesting"]),
         .testTarget(
             name: "PostsDemoTests",
             dependencies: ["PostsFeature", "PostsDemo", "CacheStoreTesting"],
             resources: [.copy("Fixtures")]
         ),
-        // The README's code in an app target as Xcode 26's template makes it: main-actor isolation by default.
+        // The same code in an app target as Xcode 26's template makes it: main-actor isolation by default,
+        // with approachable concurrency. Its files are symbolic links to DocumentationExamplesTests' (one
+        // copy of each example), plus the main-actor app's own tests.
         .testTarget(
             name: "MainActorAppTests",
             dependencies: ["CacheStore", "CacheStoreTesting"],
@@ -68,6 +71,13 @@ let package = Package(
                 .enableUpcomingFeature("InferIsolatedConformances"),
                 .enableUpcomingFeature("NonisolatedNonsendingByDefault"),
             ]
+        ),
+        // And again with main-actor isolation by default alone (approachable concurrency turned off), all
+        // its files symbolic links to the two targets above.
+        .testTarget(
+            name: "MainActorIsolationOnlyTests",
+            dependencies: ["CacheStore", "CacheStoreTesting"],
+            swiftSettings: [.defaultIsolation(MainActor.self)]
         ),
         // The seed README's tests as an existing user wrote them, in Swift 5 language mode.
         .testTarget(

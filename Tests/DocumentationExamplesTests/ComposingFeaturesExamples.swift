@@ -6,9 +6,9 @@ import Testing
 // other article uses; the rest is declared inside the test, so that its names do not meet the other
 // articles' examples in this module.
 
-enum ReadingListKey { case items, query, results, theme, fontSize }
+nonisolated enum ReadingListKey { case items, query, results, theme, fontSize }
 
-extension TypedKey where Key == ReadingListKey {
+nonisolated extension TypedKey where Key == ReadingListKey {
     static var items: TypedKey<Key, [String]> { .init(.items, default: []) }
     static var query: TypedKey<Key, String> { .init(.query, default: "") }
     static var results: TypedKey<Key, [String]> {
@@ -16,9 +16,9 @@ extension TypedKey where Key == ReadingListKey {
     }
 }
 
-enum DisplayKey { case theme, textSize }
+nonisolated enum DisplayKey { case theme, textSize }
 
-extension TypedKey where Key == DisplayKey {
+nonisolated extension TypedKey where Key == DisplayKey {
     static var textSize: TypedKey<Key, Int> { .init(.textSize, default: 14) }
 }
 

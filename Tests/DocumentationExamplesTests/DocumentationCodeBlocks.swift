@@ -26,7 +26,7 @@ struct DocumentationCodeBlocks {
 
     /// The test folders that compile documentation code: this target, and the original CacheStore
     /// README's tests, which the migration article quotes.
-    static let compiledFolders = ["Tests/DocumentationExamplesTests", "Tests/SeedReadmeSwift5Tests"]
+    static let compiledFolders = [examplesFolder, "Tests/SeedReadmeSwift5Tests"]
 
     static func catalogArticles(_ catalog: String) -> [String] {
         let folder = root.appendingPathComponent(catalog)
@@ -65,9 +65,18 @@ struct DocumentationCodeBlocks {
         lines.split(whereSeparator: { $0.trimmingCharacters(in: .whitespaces).isEmpty }).map(Array.init)
     }
 
-    /// The test target that compiles the README's code with main-actor isolation by default, as an
-    /// app target of Xcode 26's template does.
-    static let mainActorAppFolder = "Tests/MainActorAppTests"
+    /// The test targets that compile the same code again with main-actor isolation by default, as an app
+    /// target of Xcode 26's template does: with approachable concurrency (the template's settings), and
+    /// without it. Each holds every block, through symbolic links to the files of
+    /// `examplesFolder`: one copy of each example.
+    static let mainActorAppFolders = ["Tests/MainActorAppTests", "Tests/MainActorIsolationOnlyTests"]
+
+    /// The folder that holds the one copy of the examples.
+    static let examplesFolder = "Tests/DocumentationExamplesTests"
+
+    /// The files of `examplesFolder` that are this target's own tests, not examples the main-actor
+    /// targets compile again.
+    static let plainTargetOnlyFiles: Set<String> = ["DocumentationCodeBlockTests.swift"]
 
     /// The Swift files of `folders` (by default, those that compile documentation code), with their lines.
     static func compiledSources(in folders: [String] = compiledFolders) throws -> [(path: String, lines: [String])] {
@@ -86,12 +95,14 @@ struct DocumentationCodeBlocks {
 
     /// Why `block` is in none of `sources`, or `nil` when one of them holds it. The paragraph named
     /// is the first one missing from the file that holds the most of the block.
-    static func problem(with block: Block, in sources: [(path: String, lines: [String])]) -> String? {
+    static func problem(
+        with block: Block, in sources: [(path: String, lines: [String])], folders: [String] = compiledFolders
+    ) -> String? {
         let matched = sources.map { matchedParagraphCount(of: block, in: $0.lines) }.max() ?? 0
         guard matched < block.paragraphs.count else { return nil }
         return """
             \(block.location): this Swift block is not compiled: no file of \
-            \(compiledFolders.joined(separator: ", ")) holds its paragraph starting \
+            \(folders.joined(separator: ", ")) holds its paragraph starting \
             `\(block.paragraphs[matched][0].trimmingCharacters(in: .whitespaces))` (after the ones before \
             it). Copy the block into an examples test, or make the text match the test.
             """
@@ -121,111 +132,5 @@ struct DocumentationCodeBlocks {
             }
         }
         return nil
-    }
-}
-
-@Suite(.timeLimit(.minutes(2))) struct DocumentationCodeBlockTests {
-    @Test func everySwiftBlockOfTheDocumentationIsCompiledByATest() throws {
-        let sources = try DocumentationCodeBlocks.compiledSources()
-        var checked = 0
-        for document in DocumentationCodeBlocks.documents {
-            let blocks = DocumentationCodeBlocks.swiftBlocks(
-                in: try DocumentationCodeBlocks.text(of: document), path: document)
-            for block in blocks {
-                checked += 1
-                if let problem = DocumentationCodeBlocks.problem(with: block, in: sources) {
-                    Issue.record(Comment(rawValue: problem))
-                }
-            }
-        }
-        // Guards against checking nothing: the README and eight articles have more blocks than this.
-        #expect(checked >= 30)
-    }
-
-    @Test func everySwiftBlockOfTheReadmeIsCompiledInAMainActorApp() throws {
-        let sources = try DocumentationCodeBlocks.compiledSources(in: [DocumentationCodeBlocks.mainActorAppFolder])
-        let blocks = DocumentationCodeBlocks.swiftBlocks(
-            in: try DocumentationCodeBlocks.text(of: "README.md"), path: "README.md")
-        #expect(blocks.count == 2)
-        for block in blocks {
-            let matched = sources.map { DocumentationCodeBlocks.matchedParagraphCount(of: block, in: $0.lines) }.max()
-            #expect(matched == block.paragraphs.count, "\(block.location) is not in \(sources.map(\.path))")
-        }
-    }
-
-    /// Article code wider than 80 columns scrolls sideways on a 1280-pixel screen. (Quoted failure
-    /// messages keep their real width: tests compare them with what the library reports.)
-    @Test func everySwiftLineOfTheArticlesFitsIn80Columns() throws {
-        for article in DocumentationCodeBlocks.documents where article != "README.md" {
-            let text = try DocumentationCodeBlocks.text(of: article)
-            for block in DocumentationCodeBlocks.swiftBlocks(in: text, path: article) {
-                for line in block.paragraphs.joined() where line.count > 80 {
-                    Issue.record("\(block.location): a line is \(line.count) columns wide: \(line)")
-                }
-            }
-        }
-    }
-
-    @Test func everyArticleIsFound() {
-        #expect(
-            DocumentationCodeBlocks.documents == [
-                "README.md",
-                "Sources/CacheStore/Documentation.docc/CacheStore.md",
-                "Sources/CacheStore/Documentation.docc/ComposingFeatures.md",
-                "Sources/CacheStore/Documentation.docc/DebugOutputAndValueComparison.md",
-                "Sources/CacheStore/Documentation.docc/EffectsAndCancellation.md",
-                "Sources/CacheStore/Documentation.docc/GettingStarted.md",
-                "Sources/CacheStore/Documentation.docc/MigratingFromTheOriginalCacheStore.md",
-                "Sources/CacheStore/Documentation.docc/Observation.md",
-                "Sources/CacheStore/Documentation.docc/Scoping.md",
-                "Sources/CacheStore/Documentation.docc/Threading.md",
-                "Sources/CacheStoreTesting/Documentation.docc/CacheStoreTesting.md",
-                "Sources/CacheStoreTesting/Documentation.docc/TestingWithTestStore.md",
-            ])
-    }
-
-    @Test func aBlockMatchesParagraphByParagraphAtItsOwnIndentation() {
-        let markdown = """
-            Text.
-
-            ```swift
-            enum Key { case a }
-
-            let value = 1
-            print(value)
-            ```
-            """
-        let blocks = DocumentationCodeBlocks.swiftBlocks(in: markdown, path: "Doc.md")
-        #expect(blocks.map(\.location) == ["Doc.md:4"])
-        let source = ["import X", "enum Key { case a }", "func test() {", "    let value = 1", "    print(value)", "}"]
-        #expect(DocumentationCodeBlocks.problem(with: blocks[0], in: [("Test.swift", source)]) == nil)
-    }
-
-    @Test func aBlockThatDriftedFromTheTestIsReportedWithItsLocation() {
-        let block = DocumentationCodeBlocks.Block(
-            location: "Doc.md:4", paragraphs: [["enum Key { case a }"], ["let value = 2", "print(value)"]])
-        let source = ["enum Key { case a }", "func test() {", "    let value = 1", "    print(value)", "}"]
-        #expect(
-            DocumentationCodeBlocks.problem(with: block, in: [("Test.swift", source)])
-                == """
-                Doc.md:4: this Swift block is not compiled: no file of Tests/DocumentationExamplesTests, \
-                Tests/SeedReadmeSwift5Tests holds its paragraph starting `let value = 2` (after the ones \
-                before it). Copy the block into an examples test, or make the text match the test.
-                """)
-    }
-
-    @Test func linesOfOneParagraphMustShareTheirIndentation() {
-        let block = DocumentationCodeBlocks.Block(location: "Doc.md:1", paragraphs: [["if ok {", "    run()", "}"]])
-        let misindented = ["    if ok {", "    run()", "    }"]
-        #expect(DocumentationCodeBlocks.problem(with: block, in: [("Test.swift", misindented)]) != nil)
-        #expect(
-            DocumentationCodeBlocks.problem(
-                with: block, in: [("Test.swift", ["    if ok {", "        run()", "    }"])])
-                == nil)
-    }
-
-    @Test func aPackageManifestExcerptIsNotAFileToCompile() {
-        let markdown = "```swift\n// Package.swift\n.package(url: \"x\", branch: \"main\"),\n```"
-        #expect(DocumentationCodeBlocks.swiftBlocks(in: markdown, path: "README.md").isEmpty)
     }
 }

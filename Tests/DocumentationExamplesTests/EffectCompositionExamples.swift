@@ -4,7 +4,7 @@ import Testing
 
 // The effect composition examples of the Effects and cancellation article.
 
-enum SuggestKey { case query, suggestions }
+nonisolated enum SuggestKey { case query, suggestions }
 
 enum SuggestAction: Equatable {
     case queryChanged(String)
@@ -147,8 +147,12 @@ final class SuggestBackend: Sendable {
         let store = Store(
             initialValues: [:],
             actionHandler: StoreActionHandler<SuggestKey, ShellAction, Void> { state, action, _ in
-                if action == .suggest(.saved) { state.set(value: ["mapped"], forKey: .suggestions) }
-                return action == .suggest(.clear) ? ActionEffect<SuggestAction>(.saved).map(ShellAction.suggest) : nil
+                switch action {
+                case .suggest(.saved): state.set(value: ["mapped"], forKey: .suggestions)
+                case .suggest(.clear): return ActionEffect<SuggestAction>(.saved).map(ShellAction.suggest)
+                default: break
+                }
+                return nil
             })
         store.handle(action: .suggest(.clear))
         #expect(store.get(.suggestions, as: [String].self) == ["mapped"])

@@ -5,7 +5,7 @@ import Testing
 
 // The examples of the Effects and cancellation article (Documentation.docc/EffectsAndCancellation.md).
 
-enum SearchKey { case query, results, isSearching }
+nonisolated enum SearchKey { case query, results, isSearching }
 
 enum SearchAction: Equatable {
     case search(String)
@@ -22,7 +22,7 @@ struct SearchClient: Sendable {
 typealias SearchHandler =
     StoreActionHandler<SearchKey, SearchAction, SearchClient>
 
-let searchHandler = SearchHandler { state, action, client in
+nonisolated let searchHandler = SearchHandler { state, action, client in
     switch action {
     case .search(let query):
         state.set(value: query, forKey: .query)
@@ -49,7 +49,7 @@ let clearingHandler = SearchHandler { state, action, client in
         store: &state, action: action, dependency: client)
 }
 
-enum DownloadKey { case progress, data }
+nonisolated enum DownloadKey { case progress, data }
 enum DownloadAction {
     case start
     case progress(Double)
@@ -58,7 +58,7 @@ enum DownloadAction {
 typealias DownloadHandler =
     StoreActionHandler<DownloadKey, DownloadAction, Void>
 
-enum AccountKey { case name, error }
+nonisolated enum AccountKey { case name, error }
 enum AccountAction: Equatable {
     case load
     case loaded(String)

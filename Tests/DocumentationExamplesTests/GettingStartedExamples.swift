@@ -18,7 +18,7 @@ enum CartAction {
 
 typealias CartHandler = StoreActionHandler<CartKey, CartAction, Void>
 
-let cartHandler = CartHandler { state, action, _ in
+nonisolated let cartHandler = CartHandler { state, action, _ in
     switch action {
     case .add(let name, let price):
         state.update(.items, as: [String].self) { items in
@@ -98,7 +98,7 @@ let timedCartHandler = TimedCartHandler { state, action, clock in
     }
 
     @Test func aCacheOnItsOwn() {
-        enum SessionKey { case token }
+        nonisolated enum SessionKey { case token }
 
         let session = CacheStore<SessionKey>(initialValues: [:])
         session.set(value: "abc123", forKey: .token)

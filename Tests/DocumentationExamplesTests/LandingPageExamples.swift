@@ -4,7 +4,7 @@ import Testing
 // The example of CacheStore's documentation landing page (Documentation.docc/CacheStore.md).
 
 @Test func landingPageExample() async {
-    enum Key { case count }
+    nonisolated enum Key { case count }
     enum Action { case increment, incrementLater }
 
     let handler = StoreActionHandler<Key, Action, Void> { state, action, _ in

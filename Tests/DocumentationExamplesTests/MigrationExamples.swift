@@ -29,7 +29,26 @@ struct ScoreContent: StoreContent {
     }
 }
 
+/// Just enough of the original README's feature for the step of its tests that the article quotes. The
+/// tests themselves are in SeedReadmeSwift5Tests (as written) and CacheStoreTestingTests (Swift 6); this
+/// step is here so that the main-actor app targets, which link this file, compile it too.
+nonisolated enum OriginalKey { case isLoading }
+enum OriginalAction { case fetchPosts }
+
 @Suite(.timeLimit(.minutes(2))) struct MigrationExamples {
+    @Test func anOriginalTestStepIsUnchanged() {
+        let store = TestStore(
+            initialValues: [:],
+            actionHandler: StoreActionHandler<OriginalKey, OriginalAction, Void> { cacheStore, _, _ in
+                cacheStore.set(value: true, forKey: .isLoading)
+                return .none
+            },
+            dependency: ())
+        store.send(.fetchPosts) { cacheStore in
+            cacheStore.set(value: true, forKey: .isLoading)
+        }
+    }
+
     @Test func compositionReplacesSubclassing() {
         var printed: [String] = []
         let print = { (text: String) in printed.append(text) }

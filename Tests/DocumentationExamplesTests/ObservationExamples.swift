@@ -9,7 +9,7 @@ import Testing
 
 // The examples of the Observation article (Documentation.docc/Observation.md).
 
-enum ProfileKey { case name, lastSeen }
+nonisolated enum ProfileKey { case name, lastSeen }
 
 @Suite(.timeLimit(.minutes(2))) struct ObservationExamples {
     @Test func aReadTracksThatKeyOnly() {

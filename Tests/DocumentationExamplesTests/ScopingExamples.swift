@@ -3,9 +3,9 @@ import Testing
 
 // The examples of the Scoping article (Documentation.docc/Scoping.md).
 
-enum AppKey { case token, userID, theme, fontSize }
+nonisolated enum AppKey { case token, userID, theme, fontSize }
 
-enum SettingsKey { case theme, fontSize, isPreviewing }
+nonisolated enum SettingsKey { case theme, fontSize, isPreviewing }
 
 let settingsKeys: BiDirectionalTransformation<AppKey?, SettingsKey?> = (
     from: { appKey in

@@ -24,7 +24,7 @@ func eventually(_ condition: () async -> Bool) async -> Bool {
 }
 
 /// A count that `@Sendable` closures, such as observers, can increment.
-final class Counter: Sendable {
+nonisolated final class Counter: Sendable {
     private let count = Mutex(0)
 
     func increment() { count.withLock { $0 += 1 } }

@@ -6,7 +6,7 @@ import XCTest
 // The examples of CacheStoreTesting's Testing with TestStore article
 // (Sources/CacheStoreTesting/Documentation.docc/TestingWithTestStore.md).
 
-enum FeedKey { case posts, isLoading }
+nonisolated enum FeedKey { case posts, isLoading }
 
 enum FeedAction: Equatable {
     case load
@@ -25,7 +25,7 @@ struct FeedClient: Sendable {
 
 typealias FeedHandler = StoreActionHandler<FeedKey, FeedAction, FeedClient>
 
-let feedHandler = FeedHandler { state, action, client in
+nonisolated let feedHandler = FeedHandler { state, action, client in
     switch action {
     case .load:
         state.set(value: true, forKey: .isLoading)
@@ -132,7 +132,7 @@ let feedHandler = FeedHandler { state, action, client in
     }
 }
 
-enum LookupKey { case query, results }
+nonisolated enum LookupKey { case query, results }
 
 enum LookupAction: Equatable {
     case queryChanged(String)
@@ -187,7 +187,7 @@ let lookupHandler = LookupHandler { state, action, client in
     }
 }
 
-enum TimerKey { case ticks }
+nonisolated enum TimerKey { case ticks }
 enum TimerAction: Equatable { case startTimer, stopTimer, tick }
 enum TimerID { case timer }
 
@@ -232,7 +232,7 @@ let timerHandler = StoreActionHandler<TimerKey, TimerAction, TestClock> { state,
     }
 }
 
-enum ShopKey { case basket, total }
+nonisolated enum ShopKey { case basket, total }
 enum ShopAction { case recalculate }
 enum BasketAction { case add(String) }
 
@@ -403,7 +403,7 @@ let basketHandler = BasketHandler { state, action, _ in
     }
 }
 
-final class FeedTests: XCTestCase {
+nonisolated final class FeedTests: XCTestCase {
     func testLoading() {
         let store = TestStore(
             initialValues: [:],

@@ -5,7 +5,7 @@ import Testing
 
 // The examples of the Threading article (Documentation.docc/Threading.md).
 
-enum TallyKey { case count, changes }
+nonisolated enum TallyKey { case count, changes }
 enum TallyAction { case increment, recordChange }
 
 typealias TallyHandler = StoreActionHandler<TallyKey, TallyAction, Void>
@@ -47,7 +47,7 @@ let tallyHandler = TallyHandler { state, action, _ in
     }
 }
 
-enum PingKey { case received }
+nonisolated enum PingKey { case received }
 enum PingAction { case start, ping }
 
 final class Peer: Sendable {
@@ -107,7 +107,7 @@ final class PeerPair: Sendable {
 }
 
 /// Holds the peers weakly, so each can name the other before both exist.
-final class PeerBox: @unchecked Sendable {
+nonisolated final class PeerBox: @unchecked Sendable {
     weak var first: Peer?
     weak var second: Peer?
 }

@@ -1,0 +1,1 @@
+../DocumentationExamplesTests/LandingPageExamples.swift

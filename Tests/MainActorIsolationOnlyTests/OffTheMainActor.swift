@@ -1,0 +1,1 @@
+../MainActorAppTests/OffTheMainActor.swift
