@@ -5,8 +5,8 @@ import CacheStore
 
 nonisolated enum CartKey { case items }
 
-extension TypedKey where Key == CartKey {
-    static var items: TypedKey<Key, [String]> { .init(.items, default: []) }
+extension TypedKey<CartKey, [String]> {
+    static var items: Self { .init(.items, default: []) }
 }
 
 let cartHandler = StoreActionHandler<CartKey, String, Void> { state, name, _ in

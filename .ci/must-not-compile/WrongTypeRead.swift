@@ -4,8 +4,8 @@ import CacheStore
 
 enum SettingsKey: Hashable, Sendable { case fontSize }
 
-extension TypedKey where Key == SettingsKey {
-    static var fontSize: TypedKey<SettingsKey, Int> { .init(.fontSize, default: 14) }
+extension TypedKey<SettingsKey, Int> {
+    static var fontSize: Self { .init(.fontSize, default: 14) }
 }
 
 let settings = CacheStore<SettingsKey>(initialValues: [:])

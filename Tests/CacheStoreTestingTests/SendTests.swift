@@ -361,7 +361,7 @@ enum MainQueueCheck {
     }
 }
 
-extension TypedKey where Key == LoadKey {
+extension TypedKey<LoadKey, Int> {
     /// `.page` as the `Int` it holds.
-    fileprivate static var typedPage: TypedKey<LoadKey, Int> { .init(.page, default: 0) }
+    fileprivate static var typedPage: Self { .init(.page, default: 0) }
 }

@@ -8,18 +8,19 @@ import Testing
 
 nonisolated enum ReadingListKey { case items, query, results, theme, fontSize }
 
-nonisolated extension TypedKey where Key == ReadingListKey {
-    static var items: TypedKey<Key, [String]> { .init(.items, default: []) }
-    static var query: TypedKey<Key, String> { .init(.query, default: "") }
-    static var results: TypedKey<Key, [String]> {
-        .init(.results, default: [])
-    }
+nonisolated extension TypedKey<ReadingListKey, [String]> {
+    static var items: Self { .init(.items, default: []) }
+    static var results: Self { .init(.results, default: []) }
+}
+
+nonisolated extension TypedKey<ReadingListKey, String> {
+    static var query: Self { .init(.query, default: "") }
 }
 
 nonisolated enum DisplayKey { case theme, textSize }
 
-nonisolated extension TypedKey where Key == DisplayKey {
-    static var textSize: TypedKey<Key, Int> { .init(.textSize, default: 14) }
+nonisolated extension TypedKey<DisplayKey, Int> {
+    static var textSize: Self { .init(.textSize, default: 14) }
 }
 
 @Suite(.timeLimit(.minutes(2))) struct ComposingFeaturesExamples {

@@ -6,9 +6,12 @@ import Testing
 
 nonisolated enum CartKey { case items, total, updatedAt }
 
-nonisolated extension TypedKey where Key == CartKey {
-    static var items: TypedKey<Key, [String]> { .init(.items, default: []) }
-    static var total: TypedKey<Key, Int> { .init(.total, default: 0) }
+nonisolated extension TypedKey<CartKey, [String]> {
+    static var items: Self { .init(.items, default: []) }
+}
+
+nonisolated extension TypedKey<CartKey, Int> {
+    static var total: Self { .init(.total, default: 0) }
 }
 
 enum CartAction {

@@ -1,18 +1,25 @@
 /// A key that carries the type of its value and the value it reads as while it has none: declared
 /// once, read and written through subscripts the compiler checks.
 ///
-/// Declare a store's typed keys as static members of `TypedKey` for its key type, beside the plain
-/// keys they wrap:
+/// Declare a store's typed keys as static members of `TypedKey`, beside the plain keys they wrap,
+/// one extension per value type:
 ///
 /// ```swift
-/// enum SettingsKey { case fontSize, nickname, tags }
+/// enum SettingsKey { case fontSize, lineHeight, nickname }
 ///
-/// extension TypedKey where Key == SettingsKey {
-///     static var fontSize: TypedKey<SettingsKey, Int> { .init(.fontSize, default: 14) }
-///     static var nickname: TypedKey<SettingsKey, String?> { .init(.nickname, default: nil) }
-///     static var tags: TypedKey<SettingsKey, [String]> { .init(.tags, default: []) }
+/// extension TypedKey<SettingsKey, Int> {
+///     static var fontSize: Self { .init(.fontSize, default: 14) }
+///     static var lineHeight: Self { .init(.lineHeight, default: 20) }
+/// }
+///
+/// extension TypedKey<SettingsKey, String?> {
+///     static var nickname: Self { .init(.nickname, default: nil) }
 /// }
 /// ```
+///
+/// (An extension per value type, rather than one `where Key == SettingsKey` whose members name
+/// their types, is what lets the compiler say what is wrong with a wrong-type read: with the other
+/// form, Swift 6.3 reports only "failed to produce diagnostic for expression".)
 ///
 /// Then `state[.fontSize]` is an `Int` in a handler (`state[.fontSize] += 1`), `store[.fontSize]`
 /// reads it, and `let name: String = store[.fontSize]` does not compile. A typed key is its plain

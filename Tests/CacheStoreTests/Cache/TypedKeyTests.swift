@@ -3,10 +3,16 @@ import Foundation
 import Observation
 import Testing
 
-extension TypedKey where Key == CacheStoreTests_TypedKey.Plain {
-    static var count: TypedKey<Key, Int> { .init(.count, default: 0) }
-    static var nickname: TypedKey<Key, String?> { .init(.nickname, default: nil) }
-    static var tags: TypedKey<Key, [String]> { .init(.tags, default: []) }
+extension TypedKey<CacheStoreTests_TypedKey.Plain, Int> {
+    static var count: Self { .init(.count, default: 0) }
+}
+
+extension TypedKey<CacheStoreTests_TypedKey.Plain, String?> {
+    static var nickname: Self { .init(.nickname, default: nil) }
+}
+
+extension TypedKey<CacheStoreTests_TypedKey.Plain, [String]> {
+    static var tags: Self { .init(.tags, default: []) }
 }
 
 /// The plain keys under the typed keys of ``TypedKeyTests``.

@@ -44,8 +44,8 @@ enum CacheStoreTests_FeatureLift {
     ])
 }
 
-extension TypedKey where Key == CacheStoreTests_FeatureLift.CounterKey {
-    fileprivate static var typedCount: TypedKey<Key, Int> { .init(.count, default: 0) }
+extension TypedKey<CacheStoreTests_FeatureLift.CounterKey, Int> {
+    fileprivate static var typedCount: Self { .init(.count, default: 0) }
 }
 
 /// A `FeatureLift` says once which app keys and which app action case are a feature's: the feature's

@@ -23,8 +23,8 @@ enum CacheStoreTests_Binding {
     }
 }
 
-extension TypedKey where Key == CacheStoreTests_Binding.Key {
-    fileprivate static var size: TypedKey<Key, Int> { .init(.size, default: 14) }
+extension TypedKey<CacheStoreTests_Binding.Key, Int> {
+    fileprivate static var size: Self { .init(.size, default: 14) }
 }
 
 /// A binding reads its key and changes it only by sending an action, so the handler decides.
