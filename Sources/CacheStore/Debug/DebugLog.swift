@@ -88,8 +88,8 @@ struct DebugOutput: Sendable {
 
 extension DebugLog {
     /// The label of a scoped store whose action type is `Action`: `given`, else the name of
-    /// `Action` (of `Key` for an actionless scope, whose action type is `Void`). Made when a report
-    /// needs it, as naming a type costs thousands of instructions.
+    /// `Action` (of `Key` for an actionless scope, whose action type is `Void`). Made only when a
+    /// report needs it, as naming a type walks the type's metadata.
     @usableFromInline
     static func scopedLabel<Action>(_ given: String?, action: Action.Type) -> String {
         if let given { return given }

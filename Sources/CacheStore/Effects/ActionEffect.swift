@@ -88,8 +88,8 @@ public struct ActionEffect<Action> {
         /// An async operation that may end in one action.
         case single(@Sendable () async -> Action?)
         /// An async operation that may end in one action, or throw: the error becomes the action
-        /// `recover` returns. (A case of its own: stored as a throwing closure, a non-throwing
-        /// operation needed a reabstraction thunk, one more allocation and async frame per effect.)
+        /// `recover` returns. A case of its own, so that a non-throwing operation is stored as it is,
+        /// with no reabstraction thunk to allocate and run.
         case singleThrowing(@Sendable () async throws -> Action?, recover: @Sendable (any Error) async -> Action?)
         /// An async operation that sends any number of actions over time.
         case run(@Sendable (Send<Action>) async -> Void)

@@ -13,8 +13,9 @@ import CacheStoreAtomics
 /// for a delivery to end, see ``cancel(_:)``).
 ///
 /// A running effect never keeps its store alive: its task holds the runner, and the runner holds the
-/// engine only until the store is released (``close()``), which cuts that link. (Held weakly, the
-/// engine got a side table, and every retain and release of it took the runtime's slow path.)
+/// engine only until the store is released (``close()``), which cuts that link. A strong reference
+/// cut by hand, not a weak one: a weak reference gives the engine a side table, through which every
+/// retain and release of it then goes.
 @usableFromInline
 final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: @unchecked Sendable {
     @usableFromInline typealias Scheduler = EffectScheduler

@@ -146,8 +146,8 @@ extension Store {
 
     /// What a scoped store calls with each action it handled: hands the parent the action that
     /// `actionTransformation` makes of it, noting in the parent's log where it came from unless the
-    /// scoped store is a view store, whose actions are the parent's own. `nil` for a store whose actions are `Never`, which can have
-    /// none: a read-only row's store then makes no closure (one allocation fewer per row, 19 → 18).
+    /// scoped store is a view store, whose actions are the parent's own. `nil` for a store whose
+    /// actions are `Never`, which can have none: a read-only row's store then makes no closure.
     @inlinable
     func forwarding<ScopedKey: Hashable & SendableMetatype, ScopedAction>(
         label: String?, of scopedKey: ScopedKey.Type, _ actionTransformation: @escaping (ScopedAction?) -> Action?,

@@ -17,14 +17,8 @@ import Observation
 /// A scope's reads are recorded on subjects of the scope's own (``LinkedKeyObservation``), listed in
 /// the slot of the key they read after the key's own subject: the base class is open for that one
 /// subclass only. The list's links (``next``, ``previous``) are in the base class, so that a slot
-/// holds one reference whoever observes its key: a key's own subject is 48 bytes with them (a 64-byte
-/// malloc block; 32 without), paid once per observed key, where a slot of its own for the first scope's
-/// subject cost 8 bytes on every stored key.
-///
-/// Measured with callgrind (`store-handle-observed-same`, a write whose observer registers again):
-/// 20,158 instructions with a subscript key path per key and an unspecialized publish, 17,147 with
-/// this subject per key; an `@Observable` class's property takes 12,959. A key's first observed read
-/// makes a subject (two small allocations) instead of building a key path (about 12,000).
+/// holds one reference whoever observes its key: the links cost memory once per observed key, not on
+/// every stored key. A key's first observed read makes a subject, not a key path.
 @usableFromInline
 class KeyObservation: Observable, @unchecked Sendable {
     // The fields a write reads (the reference count, `registrar`, `next`) come first, in the subject's
@@ -38,9 +32,8 @@ class KeyObservation: Observable, @unchecked Sendable {
 
     /// The subject before this one in its key's list, `nil` for the first; guarded by the core's lock.
     /// Unretained: while this subject is listed, the one before holds it through its ``next``, and
-    /// unlinking either relinks both. (So a scope's release unlinks its subject in O(1): with only
-    /// ``next``, it searched the slot's list, O(scopes of the key), and releasing every row of a list
-    /// whose rows all read one shared key was quadratic.)
+    /// unlinking either relinks both. So a scope's release unlinks its subject in O(1), however many
+    /// scopes observe the key.
     @exclusivity(unchecked) @usableFromInline final unowned(unsafe) var previous: KeyObservation?
 
     /// Whether a scope's subject is listed in its key's slot now: a slot emptied and dropped unlinks
@@ -101,16 +94,8 @@ class KeyObservation: Observable, @unchecked Sendable {
 /// key's slot in the ``RootCore`` that stores it lists it, so every write of the key notifies it.
 ///
 /// The scope owns the subject and unlinks it when the scope is released (through its parent's
-/// ``CoreAccess/unlink``): its observers go with it.
-/// (Recorded on the key's own subject instead, the observer of every scope made over a key stayed in
-/// that subject's registrar until the key next changed: 666 bytes per row scope made and released
-/// over a key that never changes, forever, and registrars that grew with every row.) Measured: the
-/// `observed-scopes-released` memory probe, 13,326,256 bytes for 20,000 scopes → 0; callgrind,
-/// `scope-create` 12,264 → 19,593 instructions (18,898 after the `ScopedCore` changes that follow),
-/// as each row now makes a registrar, registers its observer in it and frees both, which its floor
-/// (11,385) does too. The benchmark run `--case scope-create --size 10 --operations 2000000` (200,000
-/// rows) peaked at 1,423,500 KB resident before, 20,112 KB now; its wall time per row went from about
-/// 3.7 to 4.6 µs (floor 2.0–2.2 µs; a shared machine, load 4–5).
+/// ``CoreAccess/unlink``): its observers go with it, so a scope made and released over a key that
+/// never changes leaves nothing in that key's own subject.
 @usableFromInline
 final class LinkedKeyObservation<Key: Hashable & SendableMetatype>: KeyObservation, @unchecked Sendable {
     /// The key whose slot lists this subject, in the core that is its ``KeyObservation/host``.

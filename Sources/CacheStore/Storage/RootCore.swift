@@ -27,10 +27,8 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     /// A key that has a subject is told of every write: an observer registers only after the read
     /// that recorded it returns, so a mark cleared by one write could miss the observer of the next.
     ///
-    /// An existential and one reference, 40 bytes, where a raw `[Key: Any]` entry's value is 32: the
-    /// subjects are one list, so a slot holds one reference, where a slot holding the key's own subject
-    /// and the first scope's apart took 48 (the `memory` row of the benchmark, bytes per stored key:
-    /// 1.40× a raw dictionary with 48, 1.20× with 40).
+    /// An existential and one reference: the subjects are one list, so a slot holds one reference
+    /// whoever observes its key, and a stored key costs one word more than a raw `[Key: Any]` entry.
     @usableFromInline
     struct Slot {
         /// `nil` for an empty slot: an absent key that an observer read, or that a scope's subject is
@@ -189,9 +187,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
 
     /// Takes `subject` out of `slot`'s subjects; returns whether the slot is empty now.
     ///
-    /// The slot is changed in place: read through `slots.values[index]`, each test copied the whole
-    /// slot, its value through the runtime's value witnesses, and destroyed the copy (callgrind,
-    /// `scope-create`: 16,109 → 15,953 instructions per row).
+    /// The slot is changed in place, never copied.
     @inlinable
     static func unlink(_ subject: KeyObservation, from slot: inout Slot) -> Bool {
         remove(subject, from: &slot.subjects)
@@ -336,8 +332,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     @inlinable
     func writeLocked(_ value: consuming Any?, for key: Key, into publication: inout Publication<Key>) -> Any? {
         let previous: Any?
-        // Tested, not unwrapped: `if let` copied the value and destroyed the copy, both through the
-        // runtime's value witnesses (callgrind, `store-handle`: 2,095 → 2,034 per action).
+        // Tested, not unwrapped: `if let` would copy the value and destroy the copy.
         if value != nil {
             if let index = slots.index(forKey: key) {
                 var wasEmptySlot = false
@@ -371,10 +366,8 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     /// Puts `value` in `slot` and returns what it had; says whether it was an empty slot, and notes
     /// in `publication` the subjects to notify when it was observed.
     ///
-    /// An unobserved slot returns at once: returning its subjects to the caller instead, as
-    /// optionals, cost `store-handle` 1,436 instructions per action against 1,398 before a slot could
-    /// list scopes' subjects (callgrind); noted here, 1,209 (`scoped-handle` 1,654 → 1,427,
-    /// `store-handle-observed-same` 14,072 → 14,059).
+    /// An unobserved slot returns at once; an observed one notes its subjects here, under the lock,
+    /// rather than handing them to the caller.
     @inlinable
     static func store(
         _ value: consuming Any?, in slot: inout Slot, wasEmptySlot: inout Bool,
@@ -383,9 +376,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         var replaced = consume value
         swap(&replaced, &slot.value)
         guard let first = slot.subjects else { return replaced }
-        // Tested as a `let`, borrowed: the `var` was copied for the test and the copy destroyed, both
-        // through the runtime's value witnesses (callgrind, `store-handle-observed-same`: 13,708 →
-        // 13,515 instructions; `row-write` at 1,000 rows: 13,996 → 13,803).
+        // Tested as a `let`, borrowed: a `var` would be copied for the test.
         let previous = consume replaced
         wasEmptySlot = previous == nil
         publication.noteSubjects(first)

@@ -138,9 +138,8 @@ final class LiftedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     func subscribe(_ subscriber: Subscriber<Key>) -> Subscription {
         guard let parent = parent?.takeUnretainedValue() else { return Subscription {} }
         // The key mapping is captured, not the view: a feature's `changes` made during its action
-        // yields the parent's later changes for as long as the parent's storage lives, as a plain
-        // handler's state's `changes` does. Holding the view weakly, it dropped every change once
-        // the view was released after the action, and never ended (review 9).
+        // yields the parent's later changes for as long as the parent's storage lives, and ends with
+        // it, as a plain handler's state's `changes` does, whether or not the view is kept.
         let (toParent, fromParent) = (self.toParent, self.fromParent)
         return parent.core.subscribe(
             Subscriber<ParentKey>(

@@ -85,8 +85,8 @@ extension StoreEngine {
     /// The value of `key` in the committed state; with `observing`, the read is recorded for
     /// observation.
     ///
-    /// Read here, through the engine's own field: read through `engine.state` from the store, the
-    /// whole ``CoreAccess`` was copied for the call, six retains and releases per read.
+    /// Read here, through the engine's own field, so that a store's read does not copy the whole
+    /// ``CoreAccess`` for the call.
     @inlinable
     func read(_ key: Key, observing: Bool = true) -> Any? {
         state.read(key, observing)
