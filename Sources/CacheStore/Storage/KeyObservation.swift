@@ -61,10 +61,7 @@ class KeyObservation: Observable, @unchecked Sendable {
 
     /// A key's own subject, listed before `next`, the subjects the key's slot listed so far (see
     /// ``RootCore/Slot/subjects``). Under the core's lock.
-    ///
-    /// Never inlined: made once per observed key, it kept a read's hot path from being inlined
-    /// (callgrind, `cache-get`: 680 instructions with it inlined, against 656 before).
-    @usableFromInline @inline(never)
+    @usableFromInline
     convenience init(before next: KeyObservation?) {
         self.init()
         self.next = next
