@@ -204,16 +204,6 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
 
     @inlinable
     func writeAll(_ keys: [Key], _ values: inout [Any?]) {
-        if keys.count == 1 {
-            // The value is moved out and the replaced one moved in, as in `RootCore.writeAll`: swapped
-            // out and assigned back, it was copied and destroyed through the runtime's value witnesses
-            // (callgrind, `scoped-handle`: 2,071 → 1,749 instructions).
-            values.withUnsafeMutableBufferPointer { buffer in
-                let slot = buffer.baseAddress.unsafelyUnwrapped
-                slot.initialize(to: write(slot.move(), for: keys[0]))
-            }
-            return
-        }
         var parentKeys: [ParentKey] = []
         var parentValues: [Any?] = []
         var parentPositions: [Int] = []
