@@ -16,6 +16,8 @@ enum BenchAction: Sendable {
     case write(key: Int, value: Int)
     /// The same write as `write`, through a typed key.
     case typedWrite(key: Int, value: Int)
+    /// Writes `key` and `key + 1`: an action whose commit writes several keys at once.
+    case writeTwo(key: Int, value: Int)
     /// Starts an effect whose action starts the next one, `remaining` more times.
     case roundTrip(remaining: Int)
     case startLong(id: Int)
@@ -30,6 +32,10 @@ let benchHandler = StoreActionHandler<Int, BenchAction, BenchDependency> { state
     switch action {
     case .write(let key, let value):
         state.set(value: value, forKey: key)
+        return .none
+    case .writeTwo(let key, let value):
+        state.set(value: value, forKey: key)
+        state.set(value: value, forKey: key + 1)
         return .none
     case .typedWrite(let key, let value):
         state[TypedKey(key, default: 0)] = value

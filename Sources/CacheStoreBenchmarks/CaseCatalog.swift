@@ -5,7 +5,7 @@ enum CaseCatalog {
         (["floor-write", "floor-read"], { CoreCases(size: $0, operations: $1).floors }),
         (["cache-set", "cache-get", "typed-get"], { CoreCases(size: $0, operations: $1).cache }),
         (
-            ["store-handle", "store-handle-observed-other", "typed-handle"],
+            ["store-handle", "store-handle-two-keys", "store-handle-observed-other", "typed-handle"],
             { CoreCases(size: $0, operations: $1).store }
         ),
         // The table runs these a tenth as often as the other cases of their group (they are slower).

@@ -68,6 +68,10 @@ struct CoreCases {
             BenchmarkCase("typed-handle", size: size, baseline: "store-handle", operations: operations) { index in
                 plain.handle(action: .typedWrite(key: index % hotKeys, value: index))
             },
+            BenchmarkCase("store-handle-two-keys", size: size, baseline: "store-handle", operations: operations) {
+                index in
+                plain.handle(action: .writeTwo(key: index % Swift.max(hotKeys - 1, 1), value: index))
+            },
             BenchmarkCase("store-handle-observed-other", size: size, operations: operations) { index in
                 observingOther.handle(action: .write(key: index % hotKeys, value: index))
             },
