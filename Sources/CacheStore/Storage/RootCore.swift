@@ -44,17 +44,6 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             self.value = value
         }
 
-        /// Whether the slot holds a value, read in place (see ``holdsValue(_:)``).
-        ///
-        /// `value != nil` copies the value through the runtime's value witnesses and destroys the copy:
-        /// a scope's first read and its release tested a slot so (callgrind, `scope-create`: 15,535 →
-        /// 15,158 instructions per row). (A `switch` over the `Any?` with no binding copied it too:
-        /// 15,194 instructions per row.)
-        @inlinable
-        mutating func hasValueInPlace() -> Bool {
-            holdsValue(&value)
-        }
-
         /// Whether a scope's subject is listed: the slot then stays, empty, when its key is removed.
         @inlinable var hasLinkedSubjects: Bool {
             guard let first = subjects else { return false }
@@ -146,7 +135,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             } ?? false
         if !isOurs || !subject.unsafelyUnwrapped.isLinked {
             // A new subject, or the scope's own, unlinked when its slot was dropped, linked again.
-            isNewSlot = slot.subjects == nil && !slot.hasValueInPlace()
+            isNewSlot = slot.subjects == nil && slot.value == nil
             let linked = isOurs ? subject.unsafelyUnwrapped : LinkedKeyObservation(core: core, key: key)
             if let own = slot.subjects, own.host == nil {
                 insert(linked, after: own)
@@ -191,7 +180,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     @inlinable
     static func unlink(_ subject: KeyObservation, from slot: inout Slot) -> Bool {
         remove(subject, from: &slot.subjects)
-        return slot.subjects == nil && !slot.hasValueInPlace()
+        return slot.subjects == nil && slot.value == nil
     }
 
     /// Lists `subject` right after `previous`.
