@@ -154,12 +154,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
 
     /// Takes `subject`, a scope's subject linked here, out of the slot it is linked into; drops the
     /// slot when nothing else keeps it. Called by the scope when it is released.
-    ///
-    /// Inlinable, and called through the parent's ``CoreAccess``, so that it runs specialized for the
-    /// key type: called through a subclass's method, unspecialized, with the generic types' metadata
-    /// looked up, `scope-create` took 20,639 instructions, and 19,593 so (callgrind; with the field
-    /// order of ``ScopeSubjects``).
-    @inlinable
+    @usableFromInline
     func unlink(_ observation: KeyObservation) {
         let subject = unsafeDowncast(observation, to: LinkedKeyObservation<Key>.self)
         lock.lock()
