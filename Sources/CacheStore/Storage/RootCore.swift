@@ -210,13 +210,9 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     }
 
     /// Whether the empty slots outnumber the keys present and the limit. Under the lock.
-    ///
-    /// Tested against the constant allowance first, which settles it for most reads: testing only
-    /// against the limit, a stored property, cost `cache-get` 664 instructions; so, 656 (callgrind).
     @inlinable
     var needsPurge: Bool {
-        emptySlotCount > Self.emptySlotAllowance
-            && emptySlotCount > Swift.max(emptySlotLimit, slots.count - emptySlotCount)
+        emptySlotCount > Swift.max(emptySlotLimit, slots.count - emptySlotCount)
     }
 
     /// Reads `key` and records the read for observation; an absent key gets an empty slot.
