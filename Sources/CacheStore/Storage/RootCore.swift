@@ -422,11 +422,8 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
 
     /// Tells observers and subscribers what changed. Called with no lock held.
     ///
-    /// Inlinable, so that it runs specialized for the key type: unspecialized, looking up the generic
-    /// types' metadata cost about 4,000 instructions per observed write (callgrind).
-    ///
     /// Inside a ``PublicationBatch``'s writes, it is told once they are all done.
-    @inlinable
+    @usableFromInline
     func publish(_ publication: Publication<Key>) {
         if let batch = PublicationBatch.current, batch.keep({ self.publish(publication) }) { return }
         publication.firstObservation?.notify(keyPath: subjectKeyPath)
