@@ -13,7 +13,7 @@
 @usableFromInline
 package final class Locked<State>: @unchecked Sendable {
     @usableFromInline let lock = ConditionLock()
-    @exclusivity(unchecked) @usableFromInline var state: State
+    @usableFromInline var state: State
 
     package init(_ state: State) {
         self.state = state
