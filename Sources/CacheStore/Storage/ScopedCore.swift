@@ -23,7 +23,7 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     /// The subjects that this scope's observed reads of mapped keys are recorded on, linked into the
     /// slots of the keys they read and unlinked when the scope is released, so that its observers go
     /// with it. Guarded by ``scopeSubjectsLock``.
-    @exclusivity(unchecked) @usableFromInline var subjects = ScopeSubjects<Key>()
+    @usableFromInline var subjects = ScopeSubjects<Key>()
     /// The parent's core, with its hot operations.
     @usableFromInline let parentAccess: CoreAccess<ParentKey>
     /// Values of keys that are not mapped, when the scope's default cache seeds some: made with the
@@ -32,7 +32,7 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     /// Values of keys that are not mapped, in a scope without seeded ones: made on first use, as most
     /// scopes (a row's among them) never use a key that is not mapped. Guarded by
     /// ``scopeLocalCreationLock``.
-    @exclusivity(unchecked) @usableFromInline var madeLocal: RootCore<Key>?
+    @usableFromInline var madeLocal: RootCore<Key>?
     /// Defaults for mapped keys, read while the parent has no value (never written to the parent).
     @usableFromInline let fallbacks: [Key: Any]
 
