@@ -79,7 +79,7 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     /// first is unlinked through the parent's unlink function, called with the parent's core: through
     /// ``CoreAccess/unlink(_:)`` the whole table was copied (six retains and releases).
     deinit {
-        if let first = subjects.first.take() { parentAccess.unlinkFunction(parentAccess.core, first) }
+        if let first = subjects.first.take() { parentAccess.unlinkFunction(first) }
         if subjects.hasMore { subjects.forEachAfterFirst(parentAccess.unlink) }
     }
 

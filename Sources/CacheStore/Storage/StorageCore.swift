@@ -86,71 +86,58 @@ extension StorageCore {
 /// Calls through `any StorageCore` can run the library's generic code, where every dictionary
 /// operation hashes and compares keys through witness tables. These functions are made by the
 /// `@inlinable` ``init(_:)``, so each calls the concrete core's methods specialized for the client's
-/// types. Measured with callgrind (instructions per operation, `Int` keys, 1,000 keys): an action's
-/// commit through `any StorageCore` costs 7,165 per `store-handle` against 2,062 through this table;
-/// `cache-get` costs the same either way (910 and 911), as the optimizer devirtualizes that call.
-///
-/// The functions capture nothing: each is passed the core, which the table holds once, so a cache's
-/// core is ``core`` here. (Five closures that each captured the core were five more references to
-/// it, retained with every copy of the table and released with it: a row's scoped store holds two
-/// tables, its own and its parent's, so about 20 atomic reference count operations per row.
-/// Callgrind, `scope-create`, with the Never-action scopes' forwarding left out: 17,494 → 16,965
-/// instructions per row.)
+/// types. Each function captures the core it runs on.
 @usableFromInline
 struct CoreAccess<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     // The fields a read uses, together: a scope's observed read of its parent uses `readThroughFunction`
     // and `core` (the fields of a ``ScopedCore`` that such a read uses come just before its
     // `parentAccess`), a store's read `core` and `readFunction`.
 
-    @usableFromInline let readThroughFunction: (AnyObject, Key, _ subject: inout KeyObservation?) -> Any?
+    @usableFromInline let readThroughFunction: (Key, _ subject: inout KeyObservation?) -> Any?
     /// The core the functions run on.
     @usableFromInline let core: any StorageCore<Key>
-    @usableFromInline let readFunction: (AnyObject, Key, _ observing: Bool) -> Any?
-    @usableFromInline let unlinkFunction: (AnyObject, KeyObservation) -> Void
-    @usableFromInline let writeFunction: (AnyObject, Key, consuming Any?) -> Any?
-    @usableFromInline let writeAllFunction: (AnyObject, [Key], inout [Any?]) -> Void
+    @usableFromInline let readFunction: (Key, _ observing: Bool) -> Any?
+    @usableFromInline let unlinkFunction: (KeyObservation) -> Void
+    @usableFromInline let writeFunction: (Key, consuming Any?) -> Any?
+    @usableFromInline let writeAllFunction: ([Key], inout [Any?]) -> Void
 
     @inlinable
     init<Core: StorageCore>(_ core: Core) where Core.Key == Key {
         self.core = core
-        readFunction = { core, key, observing in
-            unsafeDowncast(core, to: Core.self).value(for: key, observing: observing)
-        }
-        readThroughFunction = { core, key, subject in
-            unsafeDowncast(core, to: Core.self).value(for: key, observingThrough: &subject)
-        }
-        unlinkFunction = { core, subject in unsafeDowncast(core, to: Core.self).unlink(subject) }
-        writeFunction = { core, key, value in unsafeDowncast(core, to: Core.self).write(consume value, for: key) }
-        writeAllFunction = { core, keys, values in unsafeDowncast(core, to: Core.self).writeAll(keys, &values) }
+        readFunction = { key, observing in core.value(for: key, observing: observing) }
+        readThroughFunction = { key, subject in core.value(for: key, observingThrough: &subject) }
+        unlinkFunction = { subject in core.unlink(subject) }
+        writeFunction = { key, value in core.write(consume value, for: key) }
+        writeAllFunction = { keys, values in core.writeAll(keys, &values) }
     }
 
     /// ``StorageCore/value(for:observing:)``.
     @inlinable
     func read(_ key: Key, _ observing: Bool) -> Any? {
-        readFunction(core, key, observing)
+        readFunction(key, observing)
     }
 
     /// ``StorageCore/value(for:observingThrough:)``.
     @inlinable
     func readThrough(_ key: Key, _ subject: inout KeyObservation?) -> Any? {
-        readThroughFunction(core, key, &subject)
+        readThroughFunction(key, &subject)
     }
 
     /// ``StorageCore/unlink(_:)``.
     @inlinable
     func unlink(_ subject: KeyObservation) {
-        unlinkFunction(core, subject)
+        unlinkFunction(subject)
     }
 
     /// ``StorageCore/write(_:for:)``.
     @inlinable
     func write(_ key: Key, _ value: consuming Any?) -> Any? {
-        writeFunction(core, key, consume value)
+        writeFunction(key, consume value)
     }
 
     /// ``StorageCore/writeAll(_:_:)``.
     @inlinable
     func writeAll(_ keys: [Key], _ values: inout [Any?]) {
-        writeAllFunction(core, keys, &values)
+        writeAllFunction(keys, &values)
     }
 }
