@@ -8,11 +8,7 @@
 /// (``takeInline(_:from:)``), as `stored` is this read's own copy. Every other case — another type, a
 /// subclass, a `Value` that is boxed, an optional or existential `Value`, no value — takes the
 /// runtime's dynamic cast, which unwraps, projects and copies through the type's value witnesses.
-///
-/// Measured with callgrind, instructions per read of an `Int`: `cache-get` (100,000 keys) 1,039 →
-/// 714 (`floor-read`, a locked dictionary's read and `as? Int`, 676); comparing `type(of:)` instead of
-/// the metadata word, 989. `store-handle-observed-same`: 14,586 → 14,257. (Moved, not loaded as a
-/// copy: `store-handle-observed-same` 13,454 → 13,370.)
+/// The metadata word is compared as it is, not through `type(of:)`, which opens the existential.
 @inlinable
 func storedValue<Value>(_ stored: consuming Any?, as _: Value.Type) -> Value? {
     if isInlineInAny(Value.self) {
@@ -35,11 +31,9 @@ func storedValue<Value>(_ stored: consuming Any?, as _: Value.Type) -> Value? {
 /// Moves the `Value` out of the inline buffer of `container`, an `Any?` holding a `Value` there, and
 /// leaves `container` `nil` (a null metadata word), so that dropping it destroys nothing.
 ///
-/// A move, not a copy: copied (`load(as:)`), the value was retained for the copy, and the `Any?` then
-/// destroyed through `Optional`'s value witness, the existential's and the payload's (three indirect
-/// calls, and a release for a payload that holds a reference, a `String`'s or an array's): about 18 ns
-/// per typed read of an observed key (perf, `store-handle-observed-same`). A `Value` that
-/// ``isInlineInAny(_:)`` is bitwise takable, so its bytes copied to a new place are that value.
+/// A move, not a copy: a copy (`load(as:)`) would retain the value for the copy and leave the `Any?`
+/// to be destroyed through `Optional`'s value witness, the existential's and the payload's. A `Value`
+/// that ``isInlineInAny(_:)`` is bitwise takable, so its bytes copied to a new place are that value.
 @inlinable
 func takeInline<Value>(_: Value.Type, from container: UnsafeMutableRawBufferPointer) -> Value {
     let value = withUnsafeTemporaryAllocation(of: Value.self, capacity: 1) { buffer in
@@ -66,9 +60,8 @@ func isInlineInAny<Value>(_: Value.Type) -> Bool {
 
 /// Releases `value`, a value the store no longer holds, with a consuming switch: a value is then
 /// destroyed as an `Any`, and `nil` not at all, where dropping an `Any?` destroys it through
-/// `Optional`'s value witness. Measured with callgrind, for the value a handler's `set` replaces:
-/// `store-handle` 1,459 → 1,397 instructions per action, `store-handle-observed-same` 14,109 →
-/// 14,048. (For a read's value after the cast it cost 2 more: not used there.)
+/// `Optional`'s value witness. For a read's emptied container, and for the value a handler's `set`
+/// replaces, which is mostly the `nil` of a first write.
 @inlinable
 func dropStoredValue(_ value: consuming Any?) {
     switch consume value {
@@ -81,13 +74,11 @@ func dropStoredValue(_ value: consuming Any?) {
 /// replaced value, which is seldom `nil`.
 ///
 /// Dropped as an `Any?` (or with ``dropStoredValue(_:)``, whose `.some` case the compiler destroys as
-/// an `Any?` all the same), it was destroyed through `Optional`'s value witness, which asks the
+/// an `Any?` all the same), it would be destroyed through `Optional`'s value witness, which asks the
 /// existential's for the case and then has it destroy the payload through the payload's: three
-/// indirect calls, about 18 ns each time (perf, `store-handle-observed-same`). As an `Any`, the
-/// payload's witness alone. (For a handler's `set`, whose replaced value is mostly the `nil` of a
-/// first write, taking the value's address cost `teststore-send` 26 instructions: not used there.)
-/// Never inlined: a function that takes a local's address gets a stack protector, which inlined into
-/// the commit cost every commit 5 instructions, a test store's too.
+/// indirect calls. As an `Any`, the payload's witness alone. A handler's `set`, whose replaced value
+/// is mostly `nil`, uses ``dropStoredValue(_:)``, which takes no address. Never inlined: a function
+/// that takes a local's address gets a stack protector, which every commit would pay inlined.
 @inlinable @inline(never)
 func dropReplacedValue(_ value: consuming Any?) {
     destroyInPlace(&value)
@@ -108,9 +99,7 @@ func destroyInPlace(_ stored: inout Any?) {
 }
 
 /// A copy of the value `stored` holds, copied as an `Any` (the payload's value witness alone), where
-/// copying the `Any?` went through `Optional`'s, the existential's and the payload's (see
-/// ``dropReplacedValue(_:)``): callgrind, `store-handle-observed-same` (one observed read per action)
-/// 13,370 → 13,275 instructions with the commit's ``dropReplacedValue(_:)``.
+/// copying the `Any?` goes through `Optional`'s, the existential's and the payload's.
 @inlinable
 func copyInPlace(_ stored: inout Any?) -> Any? {
     guard holdsValue(&stored) else { return nil }

@@ -28,8 +28,8 @@ package func flattenedOptional(_ value: Any) -> Any? {
 /// `value` unwrapped as with ``flattenedOptional(_:)``, skipping the dynamic cast when `Value` is
 /// statically known not to be an optional or an existential that could hold one.
 ///
-/// `_isOptional` is the standard library's compile-time check; a runtime conformance check here
-/// cost more than the dictionary write it guards.
+/// `_isOptional` is the standard library's compile-time check, so a value of a concrete, non-optional
+/// type is stored with no runtime conformance check.
 @inlinable
 package func storableValue<Value>(_ value: Value) -> Any? {
     if _isOptional(Value.self) || Value.self == Any.self {

@@ -21,8 +21,8 @@ import Observation
 /// every stored key. A key's first observed read makes a subject, not a key path.
 @usableFromInline
 class KeyObservation: Observable, @unchecked Sendable {
-    // The fields a write reads (the reference count, `registrar`, `next`) come first, in the subject's
-    // first 32 bytes; `previous` and `host`, read only to link and unlink it, after them.
+    // The fields a write reads (the reference count, `registrar`, `next`) come first, together;
+    // `previous` and `host`, read only to link and unlink it, after them.
 
     @usableFromInline final let registrar = ObservationRegistrar()
 

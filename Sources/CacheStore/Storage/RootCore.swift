@@ -53,8 +53,8 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
 
     @usableFromInline let lock = Lock()
     /// ``KeyObservation/sharedKeyPath``, which every access and notification of a subject passes: held
-    /// here, in the core a read or write has at hand, not in each subject, so that the fields a write
-    /// reads in a subject fit in its first 32 bytes (see ``KeyObservation``).
+    /// here, in the core a read or write has at hand, not in each subject (which stays small, see
+    /// ``KeyObservation``), and not read from the `static let` (which asks `swift_once` each time).
     @usableFromInline let subjectKeyPath: KeyPath<KeyObservation, Void>
     /// Guarded by `lock`, as is every `var` below.
     @exclusivity(unchecked) @usableFromInline var slots: [Key: Slot]
@@ -290,7 +290,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         var publication = Publication<Key>()
         lock.lock()
         // Each value is moved out and its replaced value moved in: no copy, and no `Any?` assignment
-        // through the runtime's value witnesses (callgrind, `store-handle`: 1,732 → 1,602 per action).
+        // through the runtime's value witnesses.
         values.withUnsafeMutableBufferPointer { buffer in
             let start = buffer.baseAddress.unsafelyUnwrapped
             for index in keys.indices {
@@ -453,8 +453,8 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
 /// Whom to tell of the writes made under a ``RootCore``'s lock, once it is released.
 ///
 /// Most writes have no one to tell, or one observed key's observers: an empty publication is two
-/// `nil` references, and the lists are allocated only for more. (Holding the first observed key inline
-/// saves two allocations per observed write: 1,900 of its 17,150 instructions, callgrind.)
+/// `nil` references, and the lists are allocated only for more: the first observed key's subject is
+/// held inline, so an observed write allocates nothing to publish.
 @usableFromInline
 struct Publication<Key: Hashable & SendableMetatype> {
     @usableFromInline

@@ -72,12 +72,10 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     /// Nothing else holds the scope now: its subjects need no lock to be read. They are all linked
     /// through the parent: reads of this scope's own keys are recorded by ``local``.
     ///
-    /// A `deinit` runs unspecialized: the first subject is taken out in place (read, it was retained
-    /// once more), and the others read only when there are some, as passing the whole
-    /// ``ScopeSubjects`` copied it through its value witnesses.
-    /// With the seedless init below, callgrind: `scope-create` 19,593 → 18,898 instructions. The
-    /// first is unlinked through the parent's unlink function, called with the parent's core: through
-    /// ``CoreAccess/unlink(_:)`` the whole table was copied (six retains and releases).
+    /// A `deinit` runs unspecialized, so it touches no more than it must: the first subject is taken
+    /// out in place, not copied, and unlinked through the parent's unlink function, not through
+    /// ``CoreAccess/unlink(_:)``, which copies the whole table; the others are read only when there
+    /// are some.
     deinit {
         if let first = subjects.first.take() { parentAccess.unlinkFunction(first) }
         if subjects.hasMore { subjects.forEachAfterFirst(parentAccess.unlink) }
@@ -88,8 +86,7 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
 
     /// The values of keys that are not mapped: the seeded ones, or those made on first use.
     ///
-    /// Made lazily, a row's scoped store makes two objects fewer (the core and its lock), and frees
-    /// them: callgrind, `scope-create`: 13,884 → 12,516 instructions per row.
+    /// Made lazily: a scope that uses only mapped keys (a row's) makes no core and no lock of its own.
     @inlinable
     var local: RootCore<Key> {
         if let seededLocal { return seededLocal }

@@ -18,8 +18,7 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     @usableFromInline let baseAccess: CoreAccess<Key>
     /// The one key written so far, when there is only one, and its value (`nil` marks a removal):
     /// most actions write one key, which then touches neither array below, and is committed with one
-    /// ``StorageCore/write(_:for:)`` (callgrind, instructions per action: `store-handle` 1,044 → 998,
-    /// `store-handle-observed-same` 13,791 → 13,708). A second key moves it into the arrays.
+    /// ``StorageCore/write(_:for:)``. A second key moves it into the arrays.
     @exclusivity(unchecked) @usableFromInline var onlyKey: Key?
     @exclusivity(unchecked) @usableFromInline var onlyValue: Any?
     /// Written keys in the order first written, and their values (`nil` marks a removal), once two
@@ -97,8 +96,8 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
         if writtenKeys.isEmpty, holdsOnlyWriteApart {
             if onlyKey == nil { onlyKey = key }
             if onlyKey == key {
-                // Swapped, also with the `nil` of a first write: assigned, that `nil` was destroyed
-                // through the runtime's value witnesses (callgrind, `store-handle`: 998 → 879).
+                // Swapped, also with the `nil` of a first write, which assigned over would be
+                // destroyed through the runtime's value witnesses.
                 var replaced = consume value
                 swap(&replaced, &onlyValue)
                 return replaced
@@ -118,7 +117,7 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
 
     /// Moves the one write held apart into the arrays, so that they hold every write. Keeps the
     /// arrays' storage: no allocation once they have held a write. Inlinable, to run specialized for
-    /// the key type (unspecialized, its generic metadata lookups cost about 1,200 instructions).
+    /// the key type, with no generic metadata looked up.
     @inlinable
     func moveOnlyWriteToArrays() {
         guard let only = onlyKey.take() else { return }
@@ -175,8 +174,8 @@ final class TransactionCore<Key: Hashable & SendableMetatype>: StorageCore, @unc
     ///   - recordingChanges: Whether to return each written key's value before and after; a plain
     ///     action with no debug log and no test store needs none, so allocates none.
     ///   - buffer: An empty array whose storage the changes reuse: a test store's, which records the
-    ///     changes of every action (callgrind, `teststore-send` at 10 keys: allocating and freeing
-    ///     the changes cost 433 of 3,474 instructions per send; 3,041 now).
+    ///     changes of every action, so that recording them allocates nothing once the buffer has held
+    ///     a change.
     @inlinable
     func commit(recordingChanges: Bool, reusing buffer: consuming [StateChange<Key>] = []) -> [StateChange<Key>] {
         isCommitted = true

@@ -11,9 +11,8 @@
 ///
 /// `spareInUse` guards `spare`: a run that sets it (0 to 1) takes the spare and may put it back, and
 /// clears it when it returns; a run that finds it set (two stores running one handler at once, or a
-/// feature handler that handles an action of a store with the same handler) does without. (An
-/// atomic flag instead of a lock: callgrind, `lifted-handle` at 1,000 keys, 2,233 instructions per
-/// action with the lock's two round trips, 2,118 with the flag.)
+/// feature handler that handles an action of a store with the same handler) does without. An atomic
+/// flag, not a lock: taking the spare is one compare-and-exchange, with no lock round trip.
 @usableFromInline
 final class ScopedHandlerRun<Key: Hashable & SendableMetatype, ScopedKey: Hashable & SendableMetatype>:
     @unchecked Sendable
@@ -39,14 +38,12 @@ final class ScopedHandlerRun<Key: Hashable & SendableMetatype, ScopedKey: Hashab
         dependency: Dependency
     ) -> ActionEffect<Action>? {
         // The flag is held for the whole run: the spare is taken and put back with one
-        // compare-and-exchange, not two (callgrind, `lifted-handle` at 1,000 keys: 1,364 → 1,362
-        // instructions; an atomic instruction costs more time than its count says).
+        // compare-and-exchange, not two.
         let holdsSpare = spareInUse.compareExchange(expected: 0, desired: 1)
         defer { if holdsSpare { spareInUse.store(0) } }
         var spare = holdsSpare ? self.spare.take() : nil
         // Moved out of `spare`, so that the view's state is uniquely referenced unless the feature keeps it;
-        // and out of the tuple by a `let`: a `var` tuple kept `core` retained around the handler's call
-        // (callgrind, `lifted-handle` at 1,000 keys: 1,614 → 1,568 instructions, a retain and a release fewer).
+        // and out of the tuple by a `let`, so that `core` is not kept retained around the handler's call.
         let (view, core) = spare.take() ?? makeView()
         var scopedState = consume view
         core.attach(to: state)

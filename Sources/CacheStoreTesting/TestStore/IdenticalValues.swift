@@ -5,9 +5,7 @@ import Foundation
 ///
 /// Most values a test expects are the values the handler wrote, so most comparisons are of equal
 /// values; here those cost a few loads instead of opening both existentials (a dynamic-type lookup
-/// and value-witness copies of each `Any?`). Callgrind, `teststore-send` at 10 keys: the comparison
-/// of the one expected key cost 718 instructions, now 43; with the values read in place (see
-/// `StateMismatch.findAfterWrites`), a send went from 4,830 to 3,992 instructions.
+/// and value-witness copies of each `Any?`).
 ///
 /// It says `true` only when the two containers hold the same type (the same metadata) and the same
 /// bytes of the value: the value's own bytes when it is stored in the container, or the same box
