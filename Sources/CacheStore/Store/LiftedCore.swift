@@ -18,15 +18,10 @@ final class LiftedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
 {
     @usableFromInline let toParent: @Sendable (Key?) -> ParentKey?
     @usableFromInline let fromParent: @Sendable (ParentKey?) -> Key?
-    /// The parent handler's state while an action runs, not retained: the lifted handler's caller
-    /// holds it (it is the handler's `inout` state) from ``attach(to:)`` until ``detach()``, and a
-    /// view that escaped its action holds it in ``keptParent``. Retained, it cost two retains and two
-    /// releases per action, all atomic, here and in ``write(_:for:)`` (callgrind, `lifted-handle` at
-    /// 1,000 keys: 1,422 → 1,390 instructions, 3 → 1 retains, 7 → 4 releases).
-    @exclusivity(unchecked) @usableFromInline var parent: Unmanaged<CacheStore<ParentKey>>?
-    /// The parent's state, retained, once the view may be used after its action (``keepParent()``):
-    /// written once, after the action, and never read, so no reader races with it.
-    @exclusivity(unchecked) @usableFromInline var keptParent: CacheStore<ParentKey>?
+    /// The parent handler's state, from ``attach(to:)`` until ``detach()``. A view that escaped its
+    /// action is never detached: it keeps the parent's state alive, and its `parent` is not written
+    /// again, so no reader races with a writer.
+    @exclusivity(unchecked) @usableFromInline var parent: CacheStore<ParentKey>?
     /// Whether a scope was made over the view: it may then be used after its action.
     @exclusivity(unchecked) @usableFromInline var isScoped = false
 
@@ -36,11 +31,10 @@ final class LiftedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
         self.fromParent = fromParent
     }
 
-    /// Points the view at `state`, the parent handler's state for the action about to run, which the
-    /// caller keeps alive until ``detach()`` or ``keepParent()``.
+    /// Points the view at `state`, the parent handler's state for the action about to run.
     @inlinable
     func attach(to state: CacheStore<ParentKey>) {
-        parent = Unmanaged.passUnretained(state)
+        parent = state
     }
 
     /// Lets go of the parent's state after the action.
@@ -49,19 +43,11 @@ final class LiftedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
         parent = nil
     }
 
-    /// Keeps the parent's state alive for a view that may be used after its action; it stays
-    /// attached for good.
-    @usableFromInline
-    func keepParent() {
-        keptParent = parent?.takeUnretainedValue()
-    }
-
-    /// `body` on the parent's state, `nil` when the view is detached; the state is not retained for
-    /// the call, as the action's caller or ``keptParent`` holds it.
+    /// `body` on the parent's state, `nil` when the view is detached.
     @inlinable
     func withParent<Result>(_ body: (CacheStore<ParentKey>) -> Result) -> Result? {
         guard let parent else { return nil }
-        return parent._withUnsafeGuaranteedRef(body)
+        return body(parent)
     }
 
     /// The parent key that `key` is mapped to: `to(key) == p` and `from(p) == key`.
@@ -79,21 +65,13 @@ final class LiftedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     @inlinable
     func value(for key: Key, observing: Bool) -> Any? {
         guard let parentKey = parentKey(for: key), let parent else { return nil }
-        return parent._withUnsafeGuaranteedRef { parent in parent.access.read(parentKey, observing) }
+        return parent.access.read(parentKey, observing)
     }
 
     @inlinable
     func write(_ value: consuming Any?, for key: Key) -> Any? {
         guard let parentKey = parentKey(for: key), let parent else { return nil }
-        // Moved into the closure through a `var` (a captured value is copied), which is then empty:
-        // ended by a consuming switch, not destroyed through `Optional`'s value witness.
-        var moved = consume value
-        let replaced = parent._withUnsafeGuaranteedRef { parent in parent.access.write(parentKey, moved.take()) }
-        switch consume moved {
-        case .some(let value): _ = value
-        case .none: break
-        }
-        return replaced
+        return parent.access.write(parentKey, consume value)
     }
 
     @usableFromInline
@@ -115,7 +93,7 @@ final class LiftedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
 
     @usableFromInline
     func update(_ key: Key, _ body: (inout Any?) -> Void) {
-        guard let parentKey = parentKey(for: key), let parent = parent?.takeUnretainedValue() else {
+        guard let parentKey = parentKey(for: key), let parent else {
             var ignored: Any?
             return body(&ignored)
         }
@@ -135,7 +113,7 @@ final class LiftedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
 
     @usableFromInline
     func subscribe(_ subscriber: Subscriber<Key>) -> Subscription {
-        guard let parent = parent?.takeUnretainedValue() else { return Subscription {} }
+        guard let parent else { return Subscription {} }
         // The key mapping is captured, not the view: a feature's `changes` made during its action
         // yields the parent's later changes for as long as the parent's storage lives, and ends with
         // it, as a plain handler's state's `changes` does, whether or not the view is kept.

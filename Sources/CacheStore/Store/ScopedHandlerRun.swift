@@ -6,8 +6,7 @@
 /// without telling the parent's state (``StorageCore/noteScoped()``), so the store can reuse that
 /// too; it is told only when the feature kept its state (strongly, weakly or unowned) or made a
 /// scope of it, exactly as when the parent's own handler does, and such a view is not reused: it
-/// takes its reference to the parent's state then (``LiftedCore/keepParent()``), as it holds that
-/// state unretained while the action runs.
+/// stays attached to the parent's state, which it keeps alive.
 ///
 /// `spareInUse` guards `spare`: a run that sets it (0 to 1) takes the spare and may put it back, and
 /// clears it when it returns; a run that finds it set (two stores running one handler at once, or a
@@ -51,7 +50,6 @@ final class ScopedHandlerRun<Key: Hashable & SendableMetatype, ScopedKey: Hashab
         guard scopedState.core === core else {
             Self.replace(core, with: scopedState.allValues)
             // The view is gone unless the feature kept it: it may then be used after the action.
-            core.keepParent()
             state.core.noteScoped()
             return effect
         }
@@ -59,7 +57,6 @@ final class ScopedHandlerRun<Key: Hashable & SendableMetatype, ScopedKey: Hashab
             core.detach()
             if holdsSpare { self.spare = (consume scopedState, consume core) }
         } else {
-            core.keepParent()
             state.core.noteScoped()
         }
         return effect
