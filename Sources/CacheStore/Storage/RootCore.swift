@@ -148,7 +148,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             subject = linked
         }
         let keyPath = core.subjectKeyPath
-        Unmanaged.passUnretained(subject.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.access(keyPath: keyPath) }
+        subject.unsafelyUnwrapped.access(keyPath: keyPath)
         return copyInPlace(&slot.value)
     }
 
