@@ -54,9 +54,7 @@ struct StateMismatch<Key: Hashable & SendableMetatype> {
     /// the action wrote with its value before.
     ///
     /// Through buffer pointers, whose elements are read in place: an array's subscript returns a copy,
-    /// and copies of `Any?` values go through the runtime (callgrind, `teststore-send` at 10 keys: two
-    /// copies and their destruction cost 384 instructions per send, 4,376 → 3,992). Values are copied
-    /// only into a mismatch.
+    /// and copies of `Any?` values go through the runtime. Values are copied only into a mismatch.
     @inlinable
     static func findAfterWrites(
         keys: [Key],
