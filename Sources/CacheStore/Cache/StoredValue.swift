@@ -77,9 +77,8 @@ func dropStoredValue(_ value: consuming Any?) {
 /// an `Any?` all the same), it would be destroyed through `Optional`'s value witness, which asks the
 /// existential's for the case and then has it destroy the payload through the payload's: three
 /// indirect calls. As an `Any`, the payload's witness alone. A handler's `set`, whose replaced value
-/// is mostly `nil`, uses ``dropStoredValue(_:)``, which takes no address. Never inlined: a function
-/// that takes a local's address gets a stack protector, which every commit would pay inlined.
-@inlinable @inline(never)
+/// is mostly `nil`, uses ``dropStoredValue(_:)``, which takes no address.
+@inlinable
 func dropReplacedValue(_ value: consuming Any?) {
     destroyInPlace(&value)
     dropStoredValue(value)  // `nil` now: tested inline
