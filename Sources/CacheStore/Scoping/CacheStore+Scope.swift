@@ -67,7 +67,7 @@ extension CacheStore {
     /// - Returns: The scope.
     @inlinable
     public func scope<ScopedKey: Hashable & SendableMetatype>(
-        keyTransformation: consuming BiDirectionalTransformation<Key?, ScopedKey?>,
+        keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         defaultCache: [ScopedKey: Any] = [:]
     ) -> CacheStore<ScopedKey> {
         CacheStore<ScopedKey>(access: access.scope(keyTransformation: keyTransformation, defaultCache: defaultCache))
@@ -87,7 +87,7 @@ extension CoreAccess {
     /// ``CacheStore/scope(keyTransformation:defaultCache:)``).
     @inlinable
     func scope<ScopedKey: Hashable & SendableMetatype>(
-        keyTransformation: consuming BiDirectionalTransformation<Key?, ScopedKey?>,
+        keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         defaultCache: [ScopedKey: Any]
     ) -> CoreAccess<ScopedKey> {
         core.noteScoped()

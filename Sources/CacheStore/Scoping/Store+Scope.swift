@@ -37,7 +37,7 @@ extension Store {
     @inlinable
     public func scope<ScopedKey: Hashable & SendableMetatype, ScopedAction, ScopedDependency>(
         label: String? = nil,
-        keyTransformation: consuming BiDirectionalTransformation<Key?, ScopedKey?>,
+        keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, ScopedDependency>,
         dependencyTransformation: (Dependency) -> ScopedDependency,
         defaultCache: [ScopedKey: Any] = [:],
@@ -108,7 +108,7 @@ extension Store {
     @inlinable
     public func actionlessScope<ScopedKey: Hashable & SendableMetatype, ScopedDependency>(
         label: String? = nil,
-        keyTransformation: consuming BiDirectionalTransformation<Key?, ScopedKey?>,
+        keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         dependencyTransformation: (Dependency) -> ScopedDependency,
         defaultCache: [ScopedKey: Any] = [:]
     ) -> Store<ScopedKey, Void, ScopedDependency> {
@@ -179,7 +179,7 @@ extension Store where Dependency == Void {
     @inlinable
     public func scope<ScopedKey: Hashable & SendableMetatype, ScopedAction>(
         label: String? = nil,
-        keyTransformation: consuming BiDirectionalTransformation<Key?, ScopedKey?>,
+        keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         actionHandler: StoreActionHandler<ScopedKey, ScopedAction, Void>,
         defaultCache: [ScopedKey: Any] = [:],
         actionTransformation: @escaping (ScopedAction?) -> Action? = { _ in nil }
@@ -204,7 +204,7 @@ extension Store where Dependency == Void {
     @inlinable
     public func actionlessScope<ScopedKey: Hashable & SendableMetatype>(
         label: String? = nil,
-        keyTransformation: consuming BiDirectionalTransformation<Key?, ScopedKey?>,
+        keyTransformation: BiDirectionalTransformation<Key?, ScopedKey?>,
         defaultCache: [ScopedKey: Any] = [:]
     ) -> Store<ScopedKey, Void, Void> {
         actionlessScope(

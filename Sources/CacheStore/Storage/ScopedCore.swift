@@ -36,15 +36,11 @@ final class ScopedCore<Key: Hashable & SendableMetatype, ParentKey: Hashable & S
     /// Defaults for mapped keys, read while the parent has no value (never written to the parent).
     @usableFromInline let fallbacks: [Key: Any]
 
-    /// The transformation's halves are consumed, as they are by the ``CacheStore`` and ``Store``
-    /// functions that make a scope: borrowed, each was retained to be stored here and released by the
-    /// caller (twice, as the store's scope passed it on), two atomic operations more per closure and
-    /// level.
     @inlinable
     init(
         parentAccess: CoreAccess<ParentKey>,
-        toParent: consuming @escaping (Key?) -> ParentKey?,
-        fromParent: consuming @escaping (ParentKey?) -> Key?,
+        toParent: @escaping (Key?) -> ParentKey?,
+        fromParent: @escaping (ParentKey?) -> Key?,
         defaultCache: [Key: Any]
     ) {
         self.parentAccess = parentAccess
