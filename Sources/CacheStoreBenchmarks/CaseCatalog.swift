@@ -10,7 +10,10 @@ enum CaseCatalog {
         ),
         // The table runs these a tenth as often as the other cases of their group (they are slower).
         (["cache-set-read-keys"], { CoreCases(size: $0, operations: $1 * 10).cache }),
-        (["store-handle-observed-same"], { CoreCases(size: $0, operations: $1 * 10).store }),
+        (
+            ["store-handle-observed-same", "store-handle-observed-equal"],
+            { CoreCases(size: $0, operations: $1 * 10).store }
+        ),
         (["scoped-handle"], { [CoreCases(size: $0, operations: $1).scoped] }),
         (["lifted-handle"], { [CoreCases(size: $0, operations: $1).lifted] }),
         (["effect-roundtrip"], { _, operations in [EffectCases.roundTrip(count: operations)] }),

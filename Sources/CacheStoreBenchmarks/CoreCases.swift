@@ -61,6 +61,9 @@ struct CoreCases {
         // time, as a SwiftUI view's would be.
         let observingSame = makeStore(size: size)
         observeKeyZero(of: observingSame)
+        // The same observation, and every action writes the value the key holds: no change to tell.
+        let observingEqual = makeStore(size: size)
+        observeKeyZero(of: observingEqual)
         return [
             BenchmarkCase("store-handle", size: size, operations: operations) { index in
                 plain.handle(action: .write(key: index % hotKeys, value: index))
@@ -79,6 +82,11 @@ struct CoreCases {
                 "store-handle-observed-same", size: size, baseline: "floor-observed-write", operations: operations / 10
             ) { index in
                 observingSame.handle(action: .write(key: 0, value: index))
+            },
+            BenchmarkCase(
+                "store-handle-observed-equal", size: size, baseline: "floor-observed-write", operations: operations / 10
+            ) { _ in
+                observingEqual.handle(action: .write(key: 0, value: 0))
             },
         ]
     }

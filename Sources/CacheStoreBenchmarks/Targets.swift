@@ -53,6 +53,10 @@ struct Targets {
             sizes.map { ($0.formatted(), ratio("store-handle-observed-same", $0, to: "floor-observed-write")) },
             limit: 1.2)
         check(
+            "store-handle-observed-equal ≤ 1× floor-observed-write (an equal write tells no one)",
+            sizes.map { ($0.formatted(), ratio("store-handle-observed-equal", $0, to: "floor-observed-write")) },
+            limit: 1)
+        check(
             "effect-roundtrip ≤ 2× floor-task-roundtrip",
             [("", ratio("effect-roundtrip", 10, to: "floor-task-roundtrip"))], limit: 2)
         check(

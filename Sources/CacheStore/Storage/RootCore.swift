@@ -281,7 +281,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         lock.lock()
         let previous = writeLocked(consume value, for: key, into: &publication)
         lock.unlock()
-        if !publication.isEmpty { publish(publication) }
+        if !publication.isEmpty { publishChanges(publication) }
         return previous
     }
 
@@ -299,7 +299,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             }
         }
         lock.unlock()
-        if !publication.isEmpty { publish(publication) }
+        if !publication.isEmpty { publishChanges(publication) }
     }
 
     /// Sets (or, for `nil`, removes) `key`, noting in `publication` whom to tell.
@@ -312,9 +312,16 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         if value != nil {
             if let index = slots.index(forKey: key) {
                 var wasEmptySlot = false
+                var isReplacement = false
                 previous = Self.store(
-                    consume value, in: &slots.values[index], wasEmptySlot: &wasEmptySlot, into: &publication)
+                    consume value, in: &slots.values[index], wasEmptySlot: &wasEmptySlot,
+                    isReplacement: &isReplacement, into: &publication,
+                    othersToTell: everyKeyObservation != nil || !subscribers.isEmpty)
                 if wasEmptySlot { emptySlotCount -= 1 }
+                if isReplacement {
+                    noteReplacement(of: key, at: index, previous: previous.unsafelyUnwrapped, into: &publication)
+                    return previous
+                }
             } else {
                 slots[key] = Slot(value: consume value)  // a new key: no one observes it yet
                 previous = nil
@@ -339,24 +346,66 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         return previous
     }
 
-    /// Puts `value` in `slot` and returns what it had; says whether it was an empty slot, and notes
-    /// in `publication` the subjects to notify when it was observed.
+    /// Puts `value` in `slot` and returns what it had; says whether it was an empty slot, and
+    /// whether it replaced a value someone is to be told of (see ``noteReplacement(of:at:previous:into:)``).
     ///
-    /// An unobserved slot returns at once; an observed one notes its subjects here, under the lock,
-    /// rather than handing them to the caller.
+    /// An unobserved slot returns at once. Of an observed one (its own subjects, or `othersToTell`: a
+    /// subject of every key, or a subscriber) that was empty, it notes the subjects in `publication`.
     @inlinable
     static func store(
-        _ value: consuming Any?, in slot: inout Slot, wasEmptySlot: inout Bool,
-        into publication: inout Publication<Key>
+        _ value: consuming Any?, in slot: inout Slot, wasEmptySlot: inout Bool, isReplacement: inout Bool,
+        into publication: inout Publication<Key>, othersToTell: Bool
     ) -> Any? {
         var replaced = consume value
         swap(&replaced, &slot.value)
-        guard let first = slot.subjects else { return replaced }
+        guard othersToTell || slot.subjects != nil else { return replaced }
         // Tested as a `let`, borrowed: a `var` would be copied for the test.
         let previous = consume replaced
-        wasEmptySlot = previous == nil
-        publication.noteSubjects(first)
+        if previous != nil {
+            isReplacement = true
+        } else {
+            wasEmptySlot = true
+            if let first = slot.subjects { publication.noteSubjects(first) }
+        }
         return previous
+    }
+
+    /// Notes in `publication` whom to tell that observed `key`'s value `previous` was replaced by the
+    /// one it has now, if the two differ: an equal value written over the stored one changes nothing
+    /// an observer could see. Under the lock: what ``WriteComparison`` cannot decide without the
+    /// values' `==` is noted with both values, compared once the lock is left.
+    @inlinable
+    func noteReplacement(
+        of key: Key, at index: Dictionary<Key, Slot>.Index, previous: Any, into publication: inout Publication<Key>
+    ) {
+        if !updates.isEmpty { updates[key]?.recordWrite() }
+        let (value, subjects) = Self.contents(of: &slots.values[index])
+        switch WriteComparison(previous, value) {
+        case .unchanged:
+            return
+        case .changed:
+            noteTelling(of: key, subjects: subjects, into: &publication)
+        case .undecided:
+            var telling = Publication<Key>()
+            noteTelling(of: key, subjects: subjects, into: &telling)
+            let replacement = Publication<Key>.Replacement(previous: previous, value: value, telling: telling)
+            publication.noteReplacement(replacement)
+        }
+    }
+
+    /// The value of `slot`, which has one, and its first subject; read in place, not from a copy.
+    @inlinable
+    static func contents(of slot: inout Slot) -> (value: Any, subjects: KeyObservation?) {
+        (slot.value.unsafelyUnwrapped, slot.subjects)
+    }
+
+    /// Notes in `publication` whom a change of `key` tells: its `subjects`, a subject of every key,
+    /// and the subscribers.
+    @inlinable
+    func noteTelling(of key: Key, subjects: KeyObservation?, into publication: inout Publication<Key>) {
+        if let subjects { publication.noteSubjects(subjects) }
+        if let everyKeyObservation { publication.noteEveryKey(everyKeyObservation) }
+        if !subscribers.isEmpty { publication.note(key, subscribers: subscribers) }
     }
 
     /// Runs `body` on the value of `key` and writes what it leaves, atomically: when another thread
@@ -412,13 +461,21 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             if holdsTurn { cachestore_turn_given_up() }
             handedTo?.signal()
             withExtendedLifetime(idleWatch) {}
-            if !publication.isEmpty { publish(publication) }
+            if !publication.isEmpty { publishChanges(publication) }
             withExtendedLifetime(previous) {}
             return
         }
     }
 
     // MARK: Publishing
+
+    /// Tells observers and subscribers what changed, leaving out the replaced values that are equal
+    /// to the new ones (see ``Publication/tellReplacementsThatChanged()``). Called with no lock held.
+    @inlinable
+    func publishChanges(_ publication: consuming Publication<Key>) {
+        publication.tellReplacementsThatChanged()
+        if !publication.isEmpty { publish(publication) }
+    }
 
     /// Tells observers and subscribers what changed. Called with no lock held.
     ///
@@ -466,6 +523,8 @@ struct Publication<Key: Hashable & SendableMetatype> {
         @usableFromInline var listeners: [Subscriber<Key>] = []
         /// Keys a removal took out of the dictionary: released with the publication, unlocked.
         @usableFromInline var releasedKeys: [Key] = []
+        /// Observed keys whose value was replaced: each is told only if its two values differ.
+        @usableFromInline var replacements: [Replacement] = []
 
         @usableFromInline init() {}
     }
@@ -523,6 +582,51 @@ struct Publication<Key: Hashable & SendableMetatype> {
         let notes = writableNotes()
         if notes.keys.isEmpty { notes.listeners = Array(subscribers.values) }
         notes.keys.append(key)
+    }
+
+    /// An observed key's value replaced by `value`, and whom to tell if it differs from `previous`.
+    @usableFromInline
+    struct Replacement {
+        @usableFromInline let previous: Any
+        @usableFromInline let value: Any
+        @usableFromInline let telling: Publication<Key>
+
+        @inlinable
+        init(previous: Any, value: Any, telling: Publication<Key>) {
+            (self.previous, self.value, self.telling) = (previous, value, telling)
+        }
+    }
+
+    /// Notes a replaced value, whose `telling` is told only if its two values differ.
+    @inlinable
+    mutating func noteReplacement(_ replacement: Replacement) {
+        writableNotes().replacements.append(replacement)
+    }
+
+    /// Adds to this publication whom to tell of each replacement whose values differ (see
+    /// ``leavesUnchanged(_:_:)``): a value equal to the one it replaced changes nothing. With no
+    /// lock held, as it runs the values' `==`.
+    @inlinable
+    mutating func tellReplacementsThatChanged() {
+        guard let notes, !notes.replacements.isEmpty else { return }
+        let replacements = notes.replacements
+        notes.replacements = []
+        for replacement in replacements where !leavesUnchanged(replacement.previous, replacement.value) {
+            merge(replacement.telling)
+        }
+    }
+
+    /// Adds whom `other` tells to whom this publication tells.
+    @inlinable
+    mutating func merge(_ other: Publication<Key>) {
+        if let first = other.firstObservation { noteObservation(first) }
+        guard let others = other.notes else { return }
+        for observation in others.observations { noteObservation(observation) }
+        if let everyKey = others.everyKey { noteEveryKey(everyKey) }
+        guard !others.keys.isEmpty else { return }
+        let notes = writableNotes()
+        if notes.keys.isEmpty { notes.listeners = others.listeners }
+        notes.keys.append(contentsOf: others.keys)
     }
 
     @usableFromInline
@@ -666,3 +770,6 @@ extension Publication: Sendable {}
 
 @available(*, unavailable)
 extension Publication.Notes: Sendable {}
+
+@available(*, unavailable)
+extension Publication.Replacement: Sendable {}

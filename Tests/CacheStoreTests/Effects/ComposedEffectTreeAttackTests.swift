@@ -535,7 +535,7 @@ import Testing
     @Test(arguments: [true, false])
     func aMainActorStoresSendWhileTheMainActorWaitsForTheEffectsThread(mainWaitsFirst: Bool) async {
         let sendBack = AttackBox<Send<Action>?>(nil)
-        let (inHandler, go) = (AttackBox(false), AttackBox(false))
+        let (inHandler, go, sentBack) = (AttackBox(false), AttackBox(false), AttackBox(false))
         let other = Script(
             onGot: { name in
                 guard name == "from effect" else { return }
@@ -544,7 +544,10 @@ import Testing
                 while !go.value, Date() < deadline { Thread.sleep(forTimeInterval: 0.001) }
                 if mainWaitsFirst { Thread.sleep(forTimeInterval: 0.2) }  // the main actor waits by then
                 let send = sendBack.value
-                Task { await send?(.got("sent back")) }
+                Task {
+                    await send?(.got("sent back"))
+                    sentBack.value = true
+                }
             }, effect: { _ in nil })
         let otherStore = other.makeStore()
         let main = Script { _ in
@@ -553,6 +556,9 @@ import Testing
                 // On a thread of its own: the handler blocks, and the pool has only as many threads
                 // as cores.
                 await offThePool { otherStore.handle(action: .got("from effect")) }
+                // Alive until the handler's task sent back: a send after the effect ended is dropped.
+                let deadline = Date() + 60
+                while !sentBack.value, Date() < deadline { try? await Task.sleep(for: .milliseconds(1)) }
             }
         }
         let mainStore = main.makeStore(isolation: .mainActor)
