@@ -204,7 +204,7 @@ enum ChildAction: Sendable {
     /// not by the parent store, which handles the scoped store's actions after its handler.
     @Test func theParentDoesNotHandleACancelledChildEffectsActionAfterCancelReturnedTrue() async {
         let cancelReturnedTrue = AttackBox(false)
-        let inChildHandler = DispatchSemaphore(value: 0)
+        let (inChildHandler, cancelling) = (DispatchSemaphore(value: 0), AttackBox(false))
         let lateInParent = AttackBox(0)
         let parent = Store<Key, ParentAction, Void>(
             initialValues: [:],
@@ -224,7 +224,11 @@ enum ChildAction: Sendable {
                 case .tick(let value):
                     state.set(value: value, forKey: .count)
                     inChildHandler.signal()
-                    usleep(100_000)  // the canceller calls cancel(id:) now, and waits for this handler
+                    // The canceller calls cancel(id:) now, and waits for this handler: it is given the
+                    // time, however late its thread runs on a loaded machine.
+                    let deadline = Date().addingTimeInterval(30)
+                    while !cancelling.value, Date() < deadline { usleep(1_000) }
+                    usleep(200_000)
                     return .none
                 }
             },
@@ -236,6 +240,7 @@ enum ChildAction: Sendable {
         await offThePool {
             child.handle(action: .start)
             inChildHandler.wait()
+            cancelling.value = true
             if child.cancel(id: "ticks") { cancelReturnedTrue.value = true }
         }
         #expect(await eventually(timeout: .seconds(30)) { child.runningEffectIDs.isEmpty })
