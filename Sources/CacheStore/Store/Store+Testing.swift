@@ -184,11 +184,12 @@ extension Store {
                 engine.handledCount &+= 1
                 var buffer: [StateChange<Key>] = []
                 swap(&buffer, &recorder.changeBuffer)
-                var (changes, startsEffect) = engine.processRecording(action, reusing: consume buffer)
+                let (changes, startsEffect) = engine.processRecording(action, reusing: consume buffer)
                 let checked = check(expected, changes, engine.handledCount, startsEffect)
                 // Released one at a time: `removeAll(keepingCapacity:)` is a generic `replaceSubrange`.
-                for _ in changes.indices { changes.removeLast() }
-                recorder.changeBuffer = consume changes
+                buffer = consume changes
+                for _ in buffer.indices { buffer.removeLast() }
+                recorder.changeBuffer = consume buffer
                 return checked
             }
         }
