@@ -135,6 +135,10 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
     @usableFromInline let registeredTask = AtomicWord(.max)
     /// Where the test store was made: a leftover found when it is released is reported there.
     let creation: FailureLocation
+    /// A key's value in the store now, and every key that has one: what a `send`'s check reads beyond
+    /// the action's changes. Made once, so that a `send` captures nothing to pass them.
+    @usableFromInline let currentValue: @Sendable (Key) -> Any?
+    @usableFromInline let currentKeys: @Sendable () -> Set<Key>
 
     /// Creates a test store around a new store.
     ///
@@ -195,6 +199,8 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
         column: UInt = #column
     ) {
         self.store = store
+        currentValue = { store.currentValue($0) }
+        currentKeys = { Set(store.allValues.keys) }
         creation = FailureLocation(fileID: fileID, filePath: file, line: line, column: column)
         let settings = settings
         pump = EffectPump(outsideTimeout: { settings.withLock { $0.effectTimeout } })
@@ -262,8 +268,7 @@ public final class TestStore<Key: Hashable & SendableMetatype, Action, Dependenc
             if pendingCount.load() != 0 { noteSent(action, changes, sequence, startsEffect) }
             if startsEffect { note(sequence, action, at: location) }
             return StateCheck(
-                expected, changes, currentValue: { store.currentValue($0) },
-                currentKeys: { Set(store.allValues.keys) }, exhaustivity: exhaustivity)
+                expected, changes, currentValue: currentValue, currentKeys: currentKeys, exhaustivity: exhaustivity)
         }
         if !check.passed { report(check, after: action, at: location) }
     }
