@@ -224,26 +224,10 @@ extension Store {
     }
 
     /// Runs `body` in the store tree's turn: at once when no thread is handling the tree, else after
-    /// the actions before it.
+    /// the actions before it (see ``StoreEngine/inTurn(_:)``).
     @inlinable
     package func inTurn<Result>(_ body: () -> Result) -> Result {
-        if engine.isolation == .mainActor { return inTurnOnMainActor(body) }
-        return engine.queue.inTurn(body)
-    }
-
-    /// Runs `body` in the turn on the main queue, for a store that handles its actions on the main
-    /// actor: a test store's step from another thread waits there, so that the handler runs where the
-    /// store promises. A thread that holds a turn never waits: `body` then runs here. On the main queue,
-    /// the work queued for it runs first, here: waiting for the main queue's own drain from the main
-    /// queue would never end.
-    @usableFromInline
-    func inTurnOnMainActor<Result>(_ body: () -> Result) -> Result {
-        if MainQueue.isCurrent { return engine.queue.inTurnOnMainQueue(body) }
-        guard !cachestore_holds_turn() else { return engine.queue.inTurn(body) }
-        return withoutActuallyEscaping(body) { body in
-            let work = UncheckedSendable((engine.queue, body))
-            return DispatchQueue.main.sync { UncheckedSendable(work.value.0.inTurnOnMainQueue(work.value.1)) }.value
-        }
+        engine.inTurn(body)
     }
 
     /// The value of `key` now, without recording an observation access.
@@ -253,8 +237,33 @@ extension Store {
     }
 }
 
+extension StoreEngine {
+    /// Runs `body` in the store tree's turn: at once when no thread is handling the tree, else after
+    /// the actions before it. The engine owns the turn; ``Store/inTurn(_:)`` is its facade.
+    @inlinable
+    func inTurn<Result>(_ body: () -> Result) -> Result {
+        if isolation == .mainActor { return inTurnOnMainActor(body) }
+        return queue.inTurn(body)
+    }
+
+    /// Runs `body` in the turn on the main queue, for a store that handles its actions on the main
+    /// actor: a test store's step from another thread waits there, so that the handler runs where the
+    /// store promises. A thread that holds a turn never waits: `body` then runs here. On the main queue,
+    /// the work queued for it runs first, here: waiting for the main queue's own drain from the main
+    /// queue would never end.
+    @usableFromInline
+    func inTurnOnMainActor<Result>(_ body: () -> Result) -> Result {
+        if MainQueue.isCurrent { return queue.inTurnOnMainQueue(body) }
+        guard !cachestore_holds_turn() else { return queue.inTurn(body) }
+        return withoutActuallyEscaping(body) { body in
+            let work = UncheckedSendable((queue, body))
+            return DispatchQueue.main.sync { UncheckedSendable(work.value.0.inTurnOnMainQueue(work.value.1)) }.value
+        }
+    }
+}
+
 extension ActionQueue {
-    /// ``Store/inTurn(_:)``'s work: at once when the tree is idle or this thread handles it, else after
+    /// ``StoreEngine/inTurn(_:)``'s work: at once when the tree is idle or this thread handles it, else after
     /// the work queued before it.
     @inlinable
     func inTurn<Result>(_ body: () -> Result) -> Result {
