@@ -374,7 +374,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     /// one it has now, if the two differ: an equal value written over the stored one changes nothing
     /// an observer could see. Under the lock: what ``WriteComparison`` cannot decide without the
     /// values' `==` is noted with both values, compared once the lock is left.
-    @inlinable
+    @usableFromInline
     func noteReplacement(
         of key: Key, at index: Dictionary<Key, Slot>.Index, previous: Any, into publication: inout Publication<Key>
     ) {
@@ -401,7 +401,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
 
     /// Notes in `publication` whom a change of `key` tells: its `subjects`, a subject of every key,
     /// and the subscribers.
-    @inlinable
+    @usableFromInline
     func noteTelling(of key: Key, subjects: KeyObservation?, into publication: inout Publication<Key>) {
         if let subjects { publication.noteSubjects(subjects) }
         if let everyKeyObservation { publication.noteEveryKey(everyKeyObservation) }
@@ -606,7 +606,7 @@ struct Publication<Key: Hashable & SendableMetatype> {
     /// Adds to this publication whom to tell of each replacement whose values differ (see
     /// ``leavesUnchanged(_:_:)``): a value equal to the one it replaced changes nothing. With no
     /// lock held, as it runs the values' `==`.
-    @inlinable
+    @usableFromInline
     mutating func tellReplacementsThatChanged() {
         guard let notes, !notes.replacements.isEmpty else { return }
         let replacements = notes.replacements
@@ -617,7 +617,7 @@ struct Publication<Key: Hashable & SendableMetatype> {
     }
 
     /// Adds whom `other` tells to whom this publication tells.
-    @inlinable
+    @usableFromInline
     mutating func merge(_ other: Publication<Key>) {
         if let first = other.firstObservation { noteObservation(first) }
         guard let others = other.notes else { return }
