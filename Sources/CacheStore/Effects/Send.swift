@@ -1,7 +1,9 @@
 /// Sends actions from a running ``ActionEffect/run(id:operation:)`` effect back to its store.
 ///
 /// Call it like an async function. It returns once the action has been handled, or at once when the
-/// effect was cancelled (then the action is dropped). While the store is busy with other actions
+/// effect was cancelled (then the action is dropped). It belongs to its effect's run: a `Send` kept
+/// and called after the effect's operation returned (from a task the operation started, say) drops
+/// its action too; keep the operation running until what it started has sent. While the store is busy with other actions
 /// (another thread's, or the main actor's for a store on the main actor), `send` suspends: it never
 /// blocks a thread, so a thousand effects sending to a busy store hold no thread of the concurrency
 /// pool, and an effect cannot send faster than its store handles.
