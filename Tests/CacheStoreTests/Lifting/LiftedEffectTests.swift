@@ -81,15 +81,15 @@ import Testing
 
         store.handle(action: .left(.start))
         dependency.left.tick()
-        #expect(await eventually(timeout: .seconds(5)) { ticks(.leftTicks) == 1 }, "the left timer ticks")
+        #expect(await eventually(timeout: .seconds(60)) { ticks(.leftTicks) == 1 }, "the left timer ticks")
 
         store.handle(action: .right(.start))
         #expect(store.runningEffectIDs.count == 2, "running: \(store.runningEffectIDs)")
         dependency.right.tick()
         dependency.left.tick()
-        #expect(await eventually(timeout: .seconds(5)) { ticks(.rightTicks) == 1 }, "the right timer ticks")
+        #expect(await eventually(timeout: .seconds(60)) { ticks(.rightTicks) == 1 }, "the right timer ticks")
         #expect(
-            await eventually(timeout: .seconds(5)) { ticks(.leftTicks) == 2 },
+            await eventually(timeout: .seconds(60)) { ticks(.leftTicks) == 2 },
             "the left timer stopped ticking when the right one started: \(ticks(.leftTicks)) ticks")
 
         store.handle(action: .left(.stop))
@@ -97,7 +97,7 @@ import Testing
         dependency.right.tick()
         dependency.left.tick()
         #expect(
-            await eventually(timeout: .seconds(5)) { ticks(.rightTicks) == 2 },
+            await eventually(timeout: .seconds(60)) { ticks(.rightTicks) == 2 },
             "the right timer stopped ticking when the left one was stopped: \(ticks(.rightTicks)) ticks")
         try await Task.sleep(for: .milliseconds(200))
         #expect(ticks(.leftTicks) == 2, "the left timer ticks after its stop")
