@@ -204,7 +204,7 @@ enum ChildAction: Sendable {
     /// not by the parent store, which handles the scoped store's actions after its handler.
     @Test func theParentDoesNotHandleACancelledChildEffectsActionAfterCancelReturnedTrue() async {
         let cancelReturnedTrue = AttackBox(false)
-        let (inChildHandler, cancelling) = (DispatchSemaphore(value: 0), AttackBox(false))
+        let (inChildHandler, cancelling, started) = (DispatchSemaphore(value: 0), AttackBox(false), AttackBox(false))
         let lateInParent = AttackBox(0)
         let parent = Store<Key, ParentAction, Void>(
             initialValues: [:],
@@ -220,7 +220,13 @@ enum ChildAction: Sendable {
             actionHandler: StoreActionHandler<Key, ChildAction, Void> { state, action, _ in
                 switch action {
                 case .start:
-                    return .run(id: "ticks") { send in await send(.tick(1)) }
+                    return .run(id: "ticks") { send in
+                        // Sent once `handle(action: .start)` returned: else the canceller's thread,
+                        // which then holds the turn, could handle `.tick` itself and wait for itself.
+                        let deadline = Date().addingTimeInterval(30)
+                        while !started.value, Date() < deadline { try? await Task.sleep(for: .milliseconds(1)) }
+                        await send(.tick(1))
+                    }
                 case .tick(let value):
                     state.set(value: value, forKey: .count)
                     inChildHandler.signal()
@@ -239,6 +245,7 @@ enum ChildAction: Sendable {
             })
         await offThePool {
             child.handle(action: .start)
+            started.value = true
             inChildHandler.wait()
             cancelling.value = true
             if child.cancel(id: "ticks") { cancelReturnedTrue.value = true }
