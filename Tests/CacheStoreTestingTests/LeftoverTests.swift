@@ -29,6 +29,31 @@ import Testing
             ])
     }
 
+    /// A main-actor store's `.run` effect, whose last send was received, ends on its own as it would
+    /// in the app: no leftover, repeatedly (its task resumes after the main actor handled the action,
+    /// which a `receive` may see first).
+    @Test func aMainActorStoresEffectThatEndsAfterItsReceivedActionIsNoLeftover() async {
+        for _ in 0..<20 {
+            let store = Store<LoadKey, LoadAction, Void>(
+                initialValues: [:],
+                actionHandler: StoreActionHandler { state, action, _ in
+                    guard case .stream(let count) = action else { return .none }
+                    return .run { send in
+                        for number in 0..<count { await send(.streamed(number)) }
+                    }
+                },
+                dependency: (),
+                isolation: .mainActor)
+            let failures = await captureFailures {
+                let testStore = TestStore(store: store)
+                testStore.send(.stream(count: 2))
+                await testStore.receive(.streamed(0))
+                await testStore.receive(.streamed(1))
+            }
+            #expect(failures.map(\.message) == [])
+        }
+    }
+
     /// `finish()` lets the effects run first; what is left, effects and actions, is one failure at
     /// its line, and the effects are cancelled.
     @Test func finishReportsEachEffectAndActionLeftAsOneFailure() {

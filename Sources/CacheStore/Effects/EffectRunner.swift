@@ -33,6 +33,9 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// Where tasks start: the engine's (a test store sets it). Guarded by the turn, where every task
     /// starts.
     @exclusivity(unchecked) @usableFromInline var starter: EffectStarter
+    /// How many effect tasks sent an action to the main actor (a `.mainActor` store's) and have not
+    /// yet resumed: a test store lets them resume before it looks for leftovers. Guarded by `lock`.
+    @exclusivity(unchecked) @usableFromInline var sendsToTheMainActor = 0
 
     @usableFromInline
     init(engine: Engine) {
@@ -287,8 +290,10 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// Runs `work` in the turn for an effect's task, which suspends (holding no thread) until it ran.
     @usableFromInline
     func inTurn(forEffect work: @escaping () -> Void) async {
-        if isolation == .mainActor { return await queue.performOnMainQueue(suspending: work) }
-        await queue.perform(suspending: work)
+        guard isolation == .mainActor else { return await queue.perform(suspending: work) }
+        lock.withLock { sendsToTheMainActor += 1 }
+        await queue.performOnMainQueue(suspending: work)
+        lock.withLock { sendsToTheMainActor -= 1 }
     }
 
     /// Runs `work` in the turn for an effect's task, which does not wait for it (its end).
@@ -383,6 +388,11 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// Every effect running or waiting now, oldest first.
     var runningEffects: [RunningEffect] {
         lock.withLock { scheduler.runningEffects }
+    }
+
+    /// Whether an effect task sent an action to the main actor and has not resumed.
+    var hasSendsToTheMainActor: Bool {
+        lock.withLock { sendsToTheMainActor > 0 }
     }
 
     /// The id of the node of `ticket`, while it runs.

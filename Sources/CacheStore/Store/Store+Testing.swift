@@ -218,6 +218,12 @@ extension Store {
         engine.existingEffects?.nameInMessages(of: ticket)
     }
 
+    /// Whether an effect task sent an action to the main actor (a `.mainActor` store's) and has not
+    /// resumed since: it resumes after the main actor handled the action, which a test may see first.
+    package var hasEffectSendsToTheMainActor: Bool {
+        engine.existingEffects?.hasSendsToTheMainActor ?? false
+    }
+
     /// Cancels every effect running or waiting now.
     package func cancelAllEffects() {
         for effect in runningEffects { _ = cancel(id: effect.id) }

@@ -163,6 +163,15 @@ extension TestStore {
     /// actions.
     func reportLeftovers(at location: FailureLocation, ending: String) {
         store.inTurn {}  // what the effects handed to the store's turn (a main-actor store's) first
+        if store.hasEffectSendsToTheMainActor {
+            // Effects whose actions the main actor handled resume as they would in the app: the jobs
+            // queued now run, once each, as those of a store that handles on any thread would have.
+            let queued = pump.state.withLock { $0.jobs.count - $0.head }
+            for _ in 0..<queued {
+                guard pump.runNext() else { break }
+            }
+            store.inTurn {}
+        }
         let unreceived = takeAllReceived()
         let steps = received.withLock { $0.steps }
         let running = store.runningEffects
