@@ -325,6 +325,34 @@ import Testing
         #expect(failures.map(\.message) == [])
         #expect(onMainQueue.values == [true], "the handler ran off the main queue")
     }
+
+    /// A test store made with a main-actor handler tests it as its store runs it: on the main actor,
+    /// its effects' actions too, from a test that is not on the main actor.
+    @Test func aTestStoreRunsAMainActorHandlerOnTheMainActorWithItsEffects() async {
+        let handler = StoreActionHandler<LoadKey, LoadAction, Void>.mainActor { state, action, _ in
+            MainActor.assertIsolated()
+            switch action {
+            case .load:
+                state.set(value: true, forKey: .isLoading)
+                return .run { send in await send(.loaded(.success([MainQueueCheck.isCurrent ? 0 : 1]))) }
+            case .loaded(.success(let items)):
+                state.set(value: false, forKey: .isLoading)
+                state.set(value: items + [MainQueueCheck.isCurrent ? 1 : 0], forKey: .items)
+                return .none
+            default:
+                return .none
+            }
+        }
+        let failures = await captureFailures {
+            let store = TestStore(initialValues: [:], actionHandler: handler, dependency: ())
+            store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+            await store.receive(.loaded(.success([1]))) { state in
+                state.set(value: false, forKey: .isLoading)
+                state.set(value: [1, 1], forKey: .items)  // the effect off the main queue, its action on it
+            }
+        }
+        #expect(failures.map(\.message) == [])
+    }
 }
 
 enum SettingsAction: Equatable, Sendable {

@@ -51,7 +51,67 @@ let timedCartHandler = TimedCartHandler { state, action, clock in
     return effect
 }
 
+nonisolated enum ShelfKey { case labels, total }
+
+struct Book {
+    var title: String
+    var price: Int
+    var label: String { "\(title), \(price)" }
+}
+
+func discounted(_ price: Int) -> Int { price * 9 / 10 }
+
+extension TypedKey<ShelfKey, [String]> {
+    static var labels: Self { .init(.labels, default: []) }
+}
+
+extension TypedKey<ShelfKey, Int> {
+    static var total: Self { .init(.total, default: 0) }
+}
+
+enum ShelfAction {
+    case add(Book)
+    case clear
+}
+
+typealias ShelfHandler = StoreActionHandler<ShelfKey, ShelfAction, Void>
+
+let shelfHandler = ShelfHandler.mainActor { state, action, _ in
+    switch action {
+    case .add(let book):
+        state[.labels].append(book.label)
+        state[.total] += discounted(book.price)
+    case .clear:
+        state[.labels] = []
+        state[.total] = 0
+    }
+    return .none
+}
+
+let sortedShelfHandler = ShelfHandler(combining: [
+    shelfHandler,
+    .mainActor { state, _, _ in
+        state[.labels].sort()
+        return .none
+    },
+])
+
 @Suite(.timeLimit(.minutes(2))) struct GettingStartedExamples {
+    @Test @MainActor func aMainActorHandlerUsesTheAppsCodeAsItIs() {
+        let shelf = Store(initialValues: [:], actionHandler: shelfHandler)
+        shelf.handle(action: .add(Book(title: "Dune", price: 10)))
+        let total = shelf[.total]  // 9
+
+        #expect(total == 9)
+        #expect(shelf[.labels] == ["Dune, 10"])
+        let sorted = Store(initialValues: [:], actionHandler: sortedShelfHandler)
+        sorted.handle(action: .add(Book(title: "Emma", price: 20)))
+        sorted.handle(action: .add(Book(title: "Dune", price: 10)))
+        #expect(sorted[.labels] == ["Dune, 10", "Emma, 20"])
+        sorted.handle(action: .clear)
+        #expect(sorted[.total] == 0)
+    }
+
     @Test func aStoreHandlesActionsAndIsReadTyped() throws {
         let cart = Store(initialValues: [.total: 0], actionHandler: cartHandler)
         cart.handle(action: .add(name: "Tea", price: 4))

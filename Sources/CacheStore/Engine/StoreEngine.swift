@@ -69,6 +69,9 @@ final class StoreEngine<Key: Hashable & SendableMetatype, Action, Dependency>: @
         forwardToParent: ((Action) -> Void)?,
         parentStore: AnyObject? = nil
     ) {
+        if handler.isolation == .mainActor, isolation != .mainActor {
+            ActionIsolation.stopForMainActorHandlerInAnyThreadStore()
+        }
         self.isolation = isolation
         self.state = state
         self.queue = queue

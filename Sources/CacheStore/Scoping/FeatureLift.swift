@@ -153,7 +153,7 @@ public struct FeatureLift<
                 let effect = runner.run(
                     featureHandler, on: state, action: featureAction, dependency: dependency(appDependency))
                 return effect?.mapped(embedAction, renaming: { $0.renamingGiven(effects.id) })
-            }, lift: effects)
+            }, lift: effects, isolation: featureHandler.isolation)
     }
 
     /// The feature's part of the app's handler, for a feature that needs no dependency.

@@ -98,6 +98,9 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     ///   - actionHandler: Changes the state for each action.
     ///   - dependency: Passed to the handler with each action: the clients, clocks and other
     ///     services effects use.
+    ///
+    /// The store handles its actions on any thread (``ActionIsolation/anyThread``), or on the main
+    /// actor when its handler is isolated to it (``StoreActionHandler/mainActor(_:)``).
     @inlinable
     public convenience init(
         initialValues: [Key: Any],
@@ -105,7 +108,8 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
         dependency: Dependency
     ) {
         self.init(
-            initialValues: initialValues, actionHandler: actionHandler, dependency: dependency, isolation: .anyThread)
+            initialValues: initialValues, actionHandler: actionHandler, dependency: dependency,
+            isolation: actionHandler.isolation)
     }
 
     /// Creates a store that handles its actions where `isolation` says: on the main actor, for a
@@ -124,7 +128,9 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     ///   - initialValues: The state the store starts with, by key. `nil` optionals are left out.
     ///   - actionHandler: Changes the state for each action.
     ///   - dependency: Passed to the handler with each action.
-    ///   - isolation: Where actions are handled (see ``ActionIsolation``).
+    ///   - isolation: Where actions are handled (see ``ActionIsolation``): `.mainActor` for a handler
+    ///     isolated to the main actor (``StoreActionHandler/mainActor(_:)``), which stops the program
+    ///     with `.anyThread`.
     @inlinable
     public convenience init(
         initialValues: [Key: Any],

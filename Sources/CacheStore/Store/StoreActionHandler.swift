@@ -29,6 +29,7 @@
 /// ### Creating a handler
 ///
 /// - ``init(_:)``
+/// - ``mainActor(_:)``
 /// - ``Handler``
 /// - ``none``
 ///
@@ -55,6 +56,9 @@ public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Depen
     @usableFromInline let handler: Handler
     /// For a lifted feature's handler, the namespace its effects' ids run in (see ``effectID(_:)``).
     @usableFromInline let lift: EffectLift?
+    /// Where the handler must run: `.mainActor` when it, or a handler it is made of, is isolated to
+    /// the main actor (made with ``mainActor(_:)``).
+    @usableFromInline let isolation: ActionIsolation
 
     /// Creates a handler from a function.
     ///
@@ -64,9 +68,49 @@ public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Depen
     }
 
     @usableFromInline
-    init(_ handler: @escaping Handler, lift: EffectLift?) {
+    init(_ handler: @escaping Handler, lift: EffectLift?, isolation: ActionIsolation = .anyThread) {
         self.handler = handler
         self.lift = lift
+        self.isolation = isolation
+    }
+
+    /// Creates a handler isolated to the main actor: it may use everything the main actor has (in a
+    /// target with main-actor isolation by default, the app's models, dependencies, constants and
+    /// functions as they are, with no `nonisolated`).
+    ///
+    /// ```swift
+    /// let cartHandler = CartHandler.mainActor { state, action, _ in
+    ///     switch action {
+    ///     case .add(let item):
+    ///         state[.items].append(item)
+    ///         state[.total] += discounted(item.price)
+    ///     }
+    ///     return .none
+    /// }
+    /// let cart = Store(initialValues: [:], actionHandler: cartHandler)  // handles on the main actor
+    /// ```
+    ///
+    /// A store made with such a handler, or with one composed of it (``init(combining:)``, a
+    /// ``FeatureLift``), handles its actions on the main actor (``ActionIsolation/mainActor``), as
+    /// do its scoped stores and its `TestStore`. Making it with `isolation: .anyThread`, or scoping
+    /// a store that handles on any thread with it, stops the program with a message that says so:
+    /// the handler could not run where it is isolated. The handler's effects still run off the main
+    /// actor, as every effect does.
+    ///
+    /// - Parameter handler: Changes the state for an action and returns the effect to run, or `.none`;
+    ///   called on the main actor only.
+    /// - Returns: The handler.
+    public static func mainActor(
+        _ handler: @escaping @MainActor @Sendable (inout CacheStore<Key>, Action, Dependency) -> ActionEffect<Action>?
+    ) -> StoreActionHandler {
+        // The engine calls a `.mainActor` store's handler on the main queue only, which is the main
+        // actor's executor; the check turns any other call into a message, not a data race.
+        let handlerOffTheMainActor = unsafeBitCast(handler, to: Handler.self)
+        return StoreActionHandler(
+            { state, action, dependency in
+                if !MainQueue.isCurrent { ActionIsolation.stopForHandlerOffTheMainActor() }
+                return handlerOffTheMainActor(&state, action, dependency)
+            }, lift: nil, isolation: .mainActor)
     }
 
     /// The id under which this handler's store runs the effect this handler gives the id `id`.
@@ -105,12 +149,13 @@ public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Depen
     ///
     /// - Parameter handlers: The handlers, in the order they run.
     public init(combining handlers: [StoreActionHandler]) {
-        self.init { cacheStore, action, dependency in
-            let effects = handlers.compactMap { handler in
-                handler.handle(store: &cacheStore, action: action, dependency: dependency)
-            }
-            return ActionEffect.merging(effects)
-        }
+        self.init(
+            { cacheStore, action, dependency in
+                let effects = handlers.compactMap { handler in
+                    handler.handle(store: &cacheStore, action: action, dependency: dependency)
+                }
+                return ActionEffect.merging(effects)
+            }, lift: nil, isolation: handlers.contains { $0.isolation == .mainActor } ? .mainActor : .anyThread)
     }
 
     /// Runs the handler for `action`.
@@ -140,7 +185,7 @@ public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Depen
             { cacheStore, action, dependency in
                 hook(&cacheStore, action, dependency)
                 return handle(store: &cacheStore, action: action, dependency: dependency)
-            }, lift: lift)
+            }, lift: lift, isolation: isolation)
     }
 
     /// This handler, with `hook` running after it on the same state: to enrich the state the handler
@@ -160,6 +205,6 @@ public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Depen
                 let effect = handle(store: &cacheStore, action: action, dependency: dependency)
                 hook(&cacheStore, action, dependency)
                 return effect
-            }, lift: lift)
+            }, lift: lift, isolation: isolation)
     }
 }
