@@ -87,6 +87,7 @@ import Testing
                 "Sources/CacheStore/Documentation.docc/GettingStarted.md",
                 "Sources/CacheStore/Documentation.docc/MigratingFromTheOriginalCacheStore.md",
                 "Sources/CacheStore/Documentation.docc/Observation.md",
+                "Sources/CacheStore/Documentation.docc/PersistingKeys.md",
                 "Sources/CacheStore/Documentation.docc/Scoping.md",
                 "Sources/CacheStore/Documentation.docc/Threading.md",
                 "Sources/CacheStoreTesting/Documentation.docc/CacheStoreTesting.md",

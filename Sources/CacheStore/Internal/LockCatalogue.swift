@@ -16,7 +16,7 @@
 /// | `PumpRegistry.entries` (process 5) | process | which test stores each test's task uses (a ``Locked``) |
 ///
 /// `Locked` is used by: a test store's received actions and settings, its effect pump, a test
-/// clock, and the pump registry.
+/// clock, the pump registry, and a persisted store's ``Persister``.
 ///
 /// **Order.** No lock is taken while another of these is held: each is held only to read or change
 /// what it guards, and user code (handlers, observers, closures, a value's `deinit`) runs with none

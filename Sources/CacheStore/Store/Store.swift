@@ -40,6 +40,12 @@ import Observation
 /// - ``init(initialValues:actionHandler:isolation:)``
 /// - ``ActionIsolation``
 ///
+/// ### Persisting keys
+///
+/// - ``init(initialValues:actionHandler:dependency:isolation:persistence:)``
+/// - ``flush()``
+/// - ``persistenceErrors``
+///
 /// ### Handling actions
 ///
 /// - ``handle(action:)``
@@ -86,6 +92,8 @@ import Observation
 public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: Observable, @unchecked Sendable {
     /// Everything that handles actions; the store is its public face.
     @usableFromInline let engine: StoreEngine<Key, Action, Dependency>
+    /// What keeps the persisted keys in their files, for a store made with a ``Persistence``.
+    let persister: Persister<Key>?
 
     /// A cache over the store's committed state, made for each use: the read API that is not on a
     /// hot path forwards to it.
@@ -151,12 +159,19 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     @usableFromInline
     init(engine: StoreEngine<Key, Action, Dependency>) {
         self.engine = engine
+        persister = nil
     }
 
-    /// Cancels the store's effects. A store whose actions are `Never` handles none, and so never starts
-    /// an effect: its release takes no lock.
+    init(engine: StoreEngine<Key, Action, Dependency>, persister: Persister<Key>) {
+        self.engine = engine
+        self.persister = persister
+    }
+
+    /// Cancels the store's effects, and saves its persisted keys' pending changes. A store whose
+    /// actions are `Never` handles none, and so never starts an effect: its release takes no lock.
     deinit {
         if Action.self != Never.self { engine.closeEffects() }
+        persister?.close()
     }
 
     /// Handles `action`: runs the handler, applies its writes, and starts its effect.

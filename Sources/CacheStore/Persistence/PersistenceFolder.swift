@@ -1,0 +1,75 @@
+import Foundation
+
+/// The folder of a store's persisted keys: reads a key's file, replaces it durably, removes it,
+/// and moves a bad one aside under a name no file has.
+struct PersistenceFolder: Sendable {
+    let url: URL
+    let durability: DurableFile.Durability
+
+    func fileURL(_ name: String) -> URL { url.appendingPathComponent(name) }
+
+    func durableFile(_ name: String) -> DurableFile {
+        DurableFile(url: fileURL(name), durability: durability)
+    }
+
+    /// The file's bytes, `nil` when there is none, or why it cannot be read.
+    func read(_ name: String) -> Result<Data?, PersistenceError.Cause> {
+        let file = durableFile(name)
+        file.removeAbandonedTemporaryFiles()
+        var status = stat()
+        if stat(file.url.path, &status) == 0, status.st_mode & S_IFMT != S_IFREG { return .failure(.notAFile) }
+        do {
+            return .success(try file.contents())
+        } catch {
+            return .failure(.system(error.reason))
+        }
+    }
+
+    /// Replaces the file with `data`, making the folder first if needed.
+    func write(_ name: String, _ data: Data) -> PersistenceError.Cause? {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        } catch {
+            return .system("could not make the folder \(url.path): \(error.localizedDescription)")
+        }
+        do {
+            try durableFile(name).replace(with: data)
+            return nil
+        } catch {
+            return .system(error.description)
+        }
+    }
+
+    /// Removes the file, for a key that no longer has a value.
+    func remove(_ name: String) -> PersistenceError.Cause? {
+        guard unlink(fileURL(name).path) == 0 || errno == ENOENT else {
+            return .system(String(cString: strerror(errno)))
+        }
+        return nil
+    }
+
+    /// Moves the file aside as `NAME.corrupt-TIMESTAMP` (with `-2`, `-3`, … when that name is
+    /// taken); returns where, or `nil` when it could not be moved.
+    func moveAside(_ name: String, at date: Date = Date()) -> URL? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withFractionalSeconds, .withTimeZone]
+        let stamp = formatter.string(from: date).replacingOccurrences(of: ":", with: "")
+            .replacingOccurrences(of: "-", with: "")
+        for attempt in 1...1_000 {
+            let target = fileURL("\(name).corrupt-\(stamp)" + (attempt == 1 ? "" : "-\(attempt)"))
+            // moveItem fails when the target exists: an earlier copy is never replaced.
+            do {
+                try FileManager.default.moveItem(at: fileURL(name), to: target)
+                return target
+            } catch {
+                guard FileManager.default.fileExists(atPath: target.path) else { return nil }
+            }
+        }
+        return nil
+    }
+}
+
+extension DurableFileError {
+    /// The failed step and the system's reason, without the path (the error names the file).
+    var reason: String { "could not \(operation): \(String(cString: strerror(code)))" }
+}

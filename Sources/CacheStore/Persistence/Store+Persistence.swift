@@ -1,0 +1,71 @@
+import Foundation
+
+extension Store {
+    /// Creates a store whose keys in `persistence` are restored from their files now, and saved to
+    /// them after they change (see ``Persistence``).
+    ///
+    /// ```swift
+    /// let store = Store(
+    ///     initialValues: [:],
+    ///     actionHandler: settingsHandler,
+    ///     dependency: .live,
+    ///     persistence: Persistence(folder: settingsFolder).persisting(.theme)
+    /// )
+    /// store[.theme]  // what the last run saved, or the key's default
+    /// ```
+    ///
+    /// A restored value takes the place of the key's value in `initialValues`. A file that cannot
+    /// be used is reported in ``persistenceErrors`` (and moved aside, unless it is of a later
+    /// schema); its key then holds its value in `initialValues`, if any, else none.
+    ///
+    /// - Parameters:
+    ///   - initialValues: The state the store starts with, by key, where no file holds a value.
+    ///   - actionHandler: Changes the state for each action.
+    ///   - dependency: Passed to the handler with each action.
+    ///   - isolation: Where actions are handled (see ``ActionIsolation``); the handler's, unless
+    ///     you say.
+    ///   - persistence: Which keys are saved, and where.
+    public convenience init(
+        initialValues: [Key: Any],
+        actionHandler: StoreActionHandler<Key, Action, Dependency>,
+        dependency: Dependency,
+        isolation: ActionIsolation? = nil,
+        persistence: Persistence<Key>
+    ) {
+        let persister = Persister(persistence)
+        var values = initialValues.compactMapValues(flattenedOptional)
+        values.merge(persister.restoredValues()) { _, restored in restored }
+        self.init(
+            engine: StoreEngine(
+                state: CoreAccess(RootCore(values: values)),
+                queue: ActionQueue(),
+                handler: actionHandler,
+                dependency: dependency,
+                isolation: isolation ?? actionHandler.isolation,
+                forwardToParent: nil),
+            persister: persister)
+        persister.start(engine.state)
+    }
+
+    /// Saves the persisted keys' changes now, and returns once they are saved.
+    ///
+    /// ```swift
+    /// store.handle(action: .setTheme("dark"))
+    /// await store.flush()  // theme.json holds "dark"
+    /// ```
+    ///
+    /// A store made without a ``Persistence`` has nothing to save.
+    public func flush() async {
+        await persister?.flush()
+    }
+
+    /// The persisted keys' files that could not be read or written, oldest first: the key, the file,
+    /// the cause, and where a bad file was moved.
+    ///
+    /// ```swift
+    /// if let error = store.persistenceErrors.last { log.warning("\(error)") }
+    /// ```
+    public var persistenceErrors: [PersistenceError] {
+        persister?.errors ?? []
+    }
+}
