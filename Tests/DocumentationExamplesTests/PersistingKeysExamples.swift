@@ -1,4 +1,5 @@
 import CacheStore
+import CacheStoreTesting
 import Foundation
 import Testing
 
@@ -85,6 +86,26 @@ nonisolated let readerHandler = StoreActionHandler<ReaderKey, ReaderAction, Void
         let after = Store(initialValues: [:], actionHandler: readerHandler, dependency: (), persistence: migrated)
         #expect(after.persistenceErrors.isEmpty)
         #expect(after[.fontSize] == 16)
+    }
+
+    @Test func aTestStoreKeepsTheFilesInMemory() async {
+        let stateFolder = Self.temporaryFolder()
+        let persistence = Persistence<ReaderKey>(folder: stateFolder)
+            .persisting(.theme)
+            .persisting(.fontSize)
+        let failures = await captureFailureMessages {
+            let store = TestStore(
+                initialValues: [:],
+                actionHandler: readerHandler,
+                dependency: (),
+                persistence: persistence,
+                saved: [.theme: "dark"]
+            )
+            store.send(.setTheme("sepia")) { $0[.theme] = "sepia" }
+            #expect(store.persisted[.theme] == "sepia")
+        }
+        #expect(failures == [])
+        #expect(!FileManager.default.fileExists(atPath: stateFolder.path))
     }
 
     @Test func theFolderOnLinux() {

@@ -115,6 +115,19 @@ public struct Persistence<Key: Hashable & SendableMetatype>: Sendable {
     }
 }
 
+extension Persistence {
+    /// The files that hold `values` as a save would write them, by file name: a test store's
+    /// preloaded memory. A value of a key not persisted here, or that does not encode, is left out.
+    package func files(holding values: [Key: Any]) -> [String: Data] {
+        var files: [String: Data] = [:]
+        for persisted in keys {
+            guard let value = values[persisted.key], let payload = try? persisted.encode(value) else { continue }
+            files[persisted.file] = PersistedFileFormat.file(schema: persisted.schema, payload: payload)
+        }
+        return files
+    }
+}
+
 /// A step that brings a persisted value's JSON from one schema to the next.
 ///
 /// ```swift

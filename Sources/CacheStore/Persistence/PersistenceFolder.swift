@@ -1,8 +1,23 @@
 import Foundation
 
-/// The folder of a store's persisted keys: reads a key's file, replaces it durably, removes it,
-/// and moves a bad one aside under a name no file has.
-struct PersistenceFolder: Sendable {
+/// Where a store's persisted keys' files are: a folder on the disk, or a test store's memory.
+/// Each reads a key's file, replaces it whole, removes it, and moves a bad one aside under a name no
+/// file has.
+package protocol PersistenceBackend: Sendable {
+    /// The file's place, for messages.
+    func fileURL(_ name: String) -> URL
+    /// The file's bytes, `nil` when there is none, or why it cannot be read.
+    func read(_ name: String) -> Result<Data?, PersistenceError.Cause>
+    /// Replaces the file with `data`.
+    func write(_ name: String, _ data: Data) -> PersistenceError.Cause?
+    /// Removes the file, for a key that no longer has a value.
+    func remove(_ name: String) -> PersistenceError.Cause?
+    /// Moves the file aside as `NAME.corrupt-TIMESTAMP`; returns where, or `nil` when it could not.
+    func moveAside(_ name: String, at date: Date) -> URL?
+}
+
+/// The folder of a store's persisted keys on the disk, written through ``DurableFile``.
+struct PersistenceFolder: PersistenceBackend {
     let url: URL
     let durability: DurableFile.Durability
 
@@ -50,7 +65,7 @@ struct PersistenceFolder: Sendable {
 
     /// Moves the file aside as `NAME.corrupt-TIMESTAMP` (with `-2`, `-3`, … when that name is
     /// taken); returns where, or `nil` when it could not be moved.
-    func moveAside(_ name: String, at date: Date = Date()) -> URL? {
+    func moveAside(_ name: String, at date: Date) -> URL? {
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withYear, .withMonth, .withDay, .withTime, .withFractionalSeconds, .withTimeZone]
         let stamp = formatter.string(from: date).replacingOccurrences(of: ":", with: "")

@@ -23,7 +23,7 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     }
 
     let persistence: Persistence<Key>
-    let folder: PersistenceFolder
+    let folder: any PersistenceBackend
     let keys: [Key: PersistedKey<Key>]
     let state = Locked(State())
     /// Where saves run, one at a time.
@@ -32,10 +32,13 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     private(set) var access: CoreAccess<Key>?
     private var subscription: Subscription?
 
-    init(_ persistence: Persistence<Key>) {
+    /// A persister of `persistence`'s keys in `backend`: its folder on the disk unless you say.
+    init(_ persistence: Persistence<Key>, backend: (any PersistenceBackend)? = nil) {
         self.persistence = persistence
-        folder = PersistenceFolder(
-            url: persistence.folder, durability: persistence.durability == .full ? .full : .flushed)
+        folder =
+            backend
+            ?? PersistenceFolder(
+                url: persistence.folder, durability: persistence.durability == .full ? .full : .flushed)
         keys = Dictionary(persistence.keys.map { ($0.key, $0) }) { first, _ in first }
     }
 
@@ -77,7 +80,8 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         guard !error.keepsFile else { return .failure(error) }
         return .failure(
             PersistenceError(
-                key: persisted.name, file: error.file, cause: cause, movedTo: folder.moveAside(persisted.file)))
+                key: persisted.name, file: error.file, cause: cause,
+                movedTo: folder.moveAside(persisted.file, at: Date())))
     }
 
     /// The value a file's contents hold, brought to the key's schema by its migrations.
@@ -178,6 +182,11 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
                 done.resume()
             }
         }
+    }
+
+    /// Saves what is pending now, before it returns: for a test store, whose checks are synchronous.
+    func flushNow() {
+        queue.sync { saveDirtyKeys() }
     }
 
     /// Stops saving, and saves what is pending before it returns: the store is being released.

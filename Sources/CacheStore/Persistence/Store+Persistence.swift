@@ -32,7 +32,22 @@ extension Store {
         isolation: ActionIsolation? = nil,
         persistence: Persistence<Key>
     ) {
-        let persister = Persister(persistence)
+        self.init(
+            initialValues: initialValues, actionHandler: actionHandler, dependency: dependency, isolation: isolation,
+            persistence: persistence, backend: nil)
+    }
+
+    /// ``init(initialValues:actionHandler:dependency:isolation:persistence:)`` with the files in
+    /// `backend` (a test store's memory), or in the persistence's folder when it is `nil`.
+    package convenience init(
+        initialValues: [Key: Any],
+        actionHandler: StoreActionHandler<Key, Action, Dependency>,
+        dependency: Dependency,
+        isolation: ActionIsolation?,
+        persistence: Persistence<Key>,
+        backend: (any PersistenceBackend)?
+    ) {
+        let persister = Persister(persistence, backend: backend)
         var values = initialValues.compactMapValues(flattenedOptional)
         values.merge(persister.restoredValues()) { _, restored in restored }
         self.init(
@@ -67,5 +82,18 @@ extension Store {
     /// ```
     public var persistenceErrors: [PersistenceError] {
         persister?.errors ?? []
+    }
+}
+
+extension Store {
+    /// The value the persisted key's file holds once what is pending is saved: `nil` when there is
+    /// no file, or it holds no value of the key's schema and type. For a test store.
+    package func savedValue<Value>(_ key: TypedKey<Key, Value>) -> Value? {
+        guard let persister, let persisted = persister.keys[key.key] else { return nil }
+        persister.flushNow()
+        guard case .success(let file?) = persister.folder.read(persisted.file),
+            case .success(let contents) = PersistedFileFormat.read(file), contents.schema == persisted.schema
+        else { return nil }
+        return (try? persisted.decode(contents.payload)) as? Value
     }
 }

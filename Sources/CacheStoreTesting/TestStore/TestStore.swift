@@ -53,6 +53,12 @@ import Foundation
 /// - ``init(store:fileID:file:line:column:)``
 /// - ``dependency``
 ///
+/// ### Persisted keys
+///
+/// - ``init(initialValues:actionHandler:dependency:persistence:saved:fileID:file:line:column:)``
+/// - ``persisted``
+/// - ``PersistedValues``
+///
 /// ### Sending and receiving
 ///
 /// - ``send(_:fileID:file:line:column:expecting:)``
