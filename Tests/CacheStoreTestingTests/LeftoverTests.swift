@@ -1,4 +1,5 @@
 import CacheStoreTesting
+import Foundation
 import Testing
 
 /// What is left when the test store ends (`finish()`, or its release): one failure naming each
@@ -52,6 +53,40 @@ import Testing
             }
             #expect(failures.map(\.message) == [])
         }
+    }
+
+    /// Whether the main actor is busy when a main-actor store's effect sends changes nothing a test
+    /// sees: no other effect's job runs until the main actor handled the action, as no other job
+    /// runs before a store on any thread handles it. Here the second effect is left running at the
+    /// release every time, as it is for a store on any thread. (Before, it depended on the timing.)
+    @Test func whatAMainActorStoreLeavesDoesNotDependOnHowBusyTheMainActorIs() async {
+        enum Action: Equatable, Sendable { case start, a }
+        var messages: [String] = []
+        for round in 0..<10 {
+            let store = Store<LoadKey, Action, Void>(
+                initialValues: [:],
+                actionHandler: StoreActionHandler { _, action, _ in
+                    guard action == .start else { return .none }
+                    return .merge(
+                        .run { send in await send(.a) },
+                        .run { _ in
+                            await Task.yield()
+                            await Task.yield()
+                        })
+                },
+                dependency: (), isolation: .mainActor)
+            let failures = await captureFailures {
+                let testStore = TestStore(store: store)
+                testStore.send(.start)
+                if round.isMultiple(of: 2) {
+                    DispatchQueue.main.async { Thread.sleep(forTimeInterval: 0.05) }
+                }
+                await testStore.receive(.a)
+            }
+            messages += failures.map(\.message)
+        }
+        #expect(messages.count == 10)
+        #expect(messages.allSatisfy { $0.contains("an effect without an id is still running, started by .start") })
     }
 
     /// `finish()` lets the effects run first; what is left, effects and actions, is one failure at

@@ -245,3 +245,47 @@ import Testing
             ])
     }
 }
+
+/// A synchronous step of a test on the main actor receives what a main-actor store's effect sends:
+/// the test holds the main queue, which the send waits for (on Linux, a worker thread serves it).
+@Suite(.timeLimit(.minutes(1))) struct MainActorSynchronousReceiveTests {
+    static let handler = StoreActionHandler<LoadKey, LoadAction, Void>.mainActor { state, action, _ in
+        switch action {
+        case .load:
+            state.set(value: true, forKey: .isLoading)
+            return .run { send in await send(.nextPage) }
+        case .nextPage:
+            state.set(value: 1, forKey: .page)
+            return .none
+        default:
+            return .none
+        }
+    }
+
+    @Test @MainActor func aSynchronousReceiveOnTheMainActorGetsTheEffectsAction() {
+        let failures = captureFailuresSynchronously {
+            let store = TestStore(initialValues: [:], actionHandler: Self.handler, dependency: ())
+            store.effectTimeout = .seconds(5)
+            store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+            store.receive(.nextPage) { $0.set(value: 1, forKey: .page) }
+        }
+        #expect(failures.map(\.message) == [])
+    }
+
+    @Test @MainActor func aSynchronousRunOfAnEffectOnTheMainActorSeesItsAction() {
+        let failures = captureFailuresSynchronously {
+            let store = TestStore(initialValues: [:], actionHandler: Self.handler, dependency: ())
+            store.effectTimeout = .seconds(5)
+            store.send(.load) { $0.set(value: true, forKey: .isLoading) }
+            store.runEffectExpectingNoAction()
+        }
+        #expect(
+            failures.map(\.message) == [
+                """
+                Expected an effect to finish without an action, but .nextPage was received from an effect \
+                without an id.
+                Receive the action with receive(_:) instead.
+                """
+            ])
+    }
+}

@@ -105,8 +105,9 @@ extension Store {
         -> Self
     {
         // In the store's turn, as every action: it applies from the next action handled (called from
-        // a handler of this store, or where waiting for the turn could deadlock, after the current one).
-        engine.queue.perform { [engine] in
+        // a handler of this store, or where waiting for the turn could deadlock, after the current one;
+        // for a store on the main actor called off it, after the actions queued for the main queue).
+        engine.performWhereActionsAreHandled { [engine] in
             engine.queue.hasDebugLog = true
             engine.debugLogState.output = DebugOutput(
                 label: label ?? engine.debugLabel, write: output, maxLength: max(maxReportLength, 1_024))

@@ -36,6 +36,10 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// How many effect tasks sent an action to the main actor (a `.mainActor` store's) and have not
     /// yet resumed: a test store lets them resume before it looks for leftovers. Guarded by `lock`.
     @exclusivity(unchecked) @usableFromInline var sendsToTheMainActor = 0
+    /// How many of those actions the main actor has not handled yet: a test store runs no other job
+    /// meanwhile, as a store on any thread would have handled the action in the sending job.
+    /// Guarded by `lock`.
+    @exclusivity(unchecked) @usableFromInline var sendsAwaitingTheMainActor = 0
 
     @usableFromInline
     init(engine: Engine) {
@@ -291,8 +295,14 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     @usableFromInline
     func inTurn(forEffect work: @escaping () -> Void) async {
         guard isolation == .mainActor else { return await queue.perform(suspending: work) }
-        lock.withLock { sendsToTheMainActor += 1 }
-        await queue.performOnMainQueue(suspending: work)
+        lock.withLock {
+            sendsToTheMainActor += 1
+            sendsAwaitingTheMainActor += 1
+        }
+        await queue.performOnMainQueue(suspending: { [self] in
+            work()
+            lock.withLock { sendsAwaitingTheMainActor -= 1 }
+        })
         lock.withLock { sendsToTheMainActor -= 1 }
     }
 
@@ -393,6 +403,11 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// Whether an effect task sent an action to the main actor and has not resumed.
     var hasSendsToTheMainActor: Bool {
         lock.withLock { sendsToTheMainActor > 0 }
+    }
+
+    /// Whether an effect task sent an action to the main actor that the main actor has not handled.
+    var hasSendsAwaitingTheMainActor: Bool {
+        lock.withLock { sendsAwaitingTheMainActor > 0 }
     }
 
     /// The id of the node of `ticket`, while it runs.

@@ -9,3 +9,14 @@ extension StoreEngine {
         queue.performOnMainQueue(work)
     }
 }
+
+extension StoreEngine {
+    /// Runs `work` in the tree's turn where the store handles its actions: for a store on the main
+    /// actor, on the main queue (queued from another thread, without waiting), so that no other
+    /// thread takes the turn and handles what waits for the main queue.
+    func performWhereActionsAreHandled(_ work: @escaping () -> Void) {
+        guard isolation == .mainActor else { return queue.perform(work) }
+        guard MainQueue.isCurrent else { return queue.queueForMainQueue(work) }
+        queue.performOnMainQueue(work)
+    }
+}

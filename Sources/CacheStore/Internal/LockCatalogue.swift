@@ -14,9 +14,11 @@
 /// | `scopeLocalCreationLock` (process 3) | process | every scope's lazily made store of keys of its own |
 /// | `TestStoreFailure.lock` (process 4) | process | the failure handler every test store reports to |
 /// | `PumpRegistry.entries` (process 5) | process | which test stores each test's task uses (a ``Locked``) |
+/// | `Persister.state` | per persisted store | the keys to save, the errors so far (a ``Locked``) |
+/// | `PersistedMemory.files` | per persisted test store | the files a test store keeps in memory (a ``Locked``) |
 ///
 /// `Locked` is used by: a test store's received actions and settings, its effect pump, a test
-/// clock, the pump registry, and a persisted store's ``Persister``.
+/// clock, the pump registry, a persisted store's ``Persister``, and a test store's persisted memory.
 ///
 /// **Order.** No lock is taken while another of these is held: each is held only to read or change
 /// what it guards, and user code (handlers, observers, closures, a value's `deinit`) runs with none
@@ -54,5 +56,7 @@ enum LockCatalogue {
         Entry(file: "Sources/CacheStoreTesting/Clock/TestClock.swift", name: "state"),
         Entry(file: "Sources/CacheStoreTesting/TestStore/TestStore.swift", name: "received"),
         Entry(file: "Sources/CacheStoreTesting/TestStore/TestStore.swift", name: "settings"),
+        Entry(file: "Sources/CacheStore/Persistence/Persister.swift", name: "state"),
+        Entry(file: "Sources/CacheStoreTesting/Persistence/PersistedMemory.swift", name: "files"),
     ]
 }

@@ -224,6 +224,21 @@ extension Store {
         engine.existingEffects?.hasSendsToTheMainActor ?? false
     }
 
+    /// Whether an effect task sent an action to the main actor that the main actor has not handled
+    /// yet: a test store runs no other job of its effects until it has.
+    package var hasEffectSendsAwaitingTheMainActor: Bool {
+        engine.existingEffects?.hasSendsAwaitingTheMainActor ?? false
+    }
+
+    /// On the main queue, for a store that handles its actions on the main actor: runs the work its
+    /// effects queued for the main queue (their sends), for a synchronous test step that holds the
+    /// main queue while it waits for them. Returns whether it could: `false` anywhere else.
+    package func runWorkQueuedForTheMainQueue() -> Bool {
+        guard engine.isolation == .mainActor, MainQueue.isCurrent else { return false }
+        engine.inTurn {}
+        return true
+    }
+
     /// Cancels every effect running or waiting now.
     package func cancelAllEffects() {
         for effect in runningEffects { _ = cancel(id: effect.id) }

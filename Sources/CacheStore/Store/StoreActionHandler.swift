@@ -95,7 +95,10 @@ public struct StoreActionHandler<Key: Hashable & SendableMetatype, Action, Depen
     /// do its scoped stores and its `TestStore`. Making it with `isolation: .anyThread`, or scoping
     /// a store that handles on any thread with it, stops the program with a message that says so:
     /// the handler could not run where it is isolated. The handler's effects still run off the main
-    /// actor, as every effect does.
+    /// actor, as every effect does. A handler made with ``init(_:)`` that calls this one's
+    /// ``handle(store:action:dependency:)`` itself is not isolated to the main actor, and neither is
+    /// its store: compose with ``init(combining:)``, ``before(_:)``, ``after(_:)`` or a
+    /// ``FeatureLift``, which keep the isolation.
     ///
     /// - Parameter handler: Changes the state for an action and returns the effect to run, or `.none`;
     ///   called on the main actor only.

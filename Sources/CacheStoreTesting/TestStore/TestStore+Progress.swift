@@ -29,6 +29,16 @@ extension TestStore {
         let deadline = outsideDeadline ?? ContinuousClock.now.advanced(by: effectTimeout)
         while true {
             if isDone() { return .done }
+            if store.hasEffectSendsAwaitingTheMainActor {
+                // A store on any thread handles an effect's action inside the sending job: no other
+                // job runs before it. For the main actor's, no other job runs until it has handled it.
+                while store.hasEffectSendsAwaitingTheMainActor, !isDone(), ContinuousClock.now < deadline {
+                    if Task.isCancelled { break }
+                    try? await Task.sleep(for: .milliseconds(1))
+                }
+                if store.hasEffectSendsAwaitingTheMainActor, !isDone() { return timedOutAwaitingTheMainActor() }
+                continue
+            }
             if pump.runNext() { continue }
             switch idleness() {
             case .progress(let stopped):
@@ -50,6 +60,13 @@ extension TestStore {
         let deadline = ContinuousClock.now.advanced(by: effectTimeout)
         while true {
             if isDone() { return .done }
+            if store.hasEffectSendsAwaitingTheMainActor {  // as in makeProgress(until:)
+                while store.hasEffectSendsAwaitingTheMainActor, !isDone(), ContinuousClock.now < deadline {
+                    if !letTheMainActorRun() { Thread.sleep(forTimeInterval: 0.001) }
+                }
+                if store.hasEffectSendsAwaitingTheMainActor, !isDone() { return timedOutAwaitingTheMainActor() }
+                continue
+            }
             if pump.runNext() { continue }
             switch idleness() {
             case .progress(let stopped):
@@ -57,8 +74,7 @@ extension TestStore {
             case .waitingOutside(let names):
                 var isWorkWaiting = false
                 while !isWorkWaiting, !isDone(), ContinuousClock.now < deadline {
-                    if Thread.isMainThread {
-                        RunLoop.main.run(until: Date().addingTimeInterval(0.001))
+                    if letTheMainActorRun() {
                         isWorkWaiting = pump.state.withLock { $0.hasJobs }
                     } else {
                         isWorkWaiting = pump.waitForJob(timeout: .milliseconds(1))
@@ -68,6 +84,23 @@ extension TestStore {
                 guard isWorkWaiting || isDone() else { return .timedOut(names) }
             }
         }
+    }
+
+    /// For a synchronous step: lets what the effects sent to the main actor be handled when this
+    /// thread is where the main actor runs (the main thread's run loop, for a millisecond, or on
+    /// Linux a worker thread serving the main queue). Returns whether it was.
+    private func letTheMainActorRun() -> Bool {
+        if Thread.isMainThread {
+            RunLoop.main.run(until: Date().addingTimeInterval(0.001))
+            return true
+        }
+        // This thread serves the main queue, which the effects' sends wait for: it runs them here.
+        return store.runWorkQueuedForTheMainQueue()
+    }
+
+    /// A step that waited ``effectTimeout`` for the main actor to handle an effect's action.
+    private func timedOutAwaitingTheMainActor() -> Progress {
+        .timedOut(store.runningEffects.map { EffectName.of($0.id) })
     }
 
     /// What idleness means for a step.

@@ -131,6 +131,24 @@ import Testing
         #expect(store.get(.log, as: Int.self) == 1)
     }
 
+    /// `debug(_:)` called off the main actor takes no turn there: a thread that did, as actions
+    /// arrived for the main queue, handled them itself, off the main queue. (A race: on the code
+    /// before the fix, two threads configuring `debug` beside one sending failed within 2–22 s.)
+    @Test func debugFromOtherThreadsLeavesTheActionsToTheMainQueue() async {
+        for _ in 0..<4 {
+            let journal = Journal()
+            let store = Self.makeStore(journal, isolation: .mainActor)
+            let threads = [
+                Thread { for _ in 0..<30_000 { store.debug(label: "x") { _ in } } },
+                Thread { for _ in 0..<30_000 { store.debug(label: "y") { _ in } } },
+                Thread { for number in 0..<30_000 { store.handle(action: .record(number)) } },
+            ]
+            for thread in threads { thread.start() }
+            #expect(await Self.eventually { journal.numbers.count == 30_000 })
+            #expect(journal.allOnMain, "an action was handled off the main queue")
+        }
+    }
+
     /// The control: by default an effect's actions are handled on the effect's thread.
     @Test func byDefaultAnEffectsActionsAreHandledOffTheMainThread() async {
         let journal = Journal()

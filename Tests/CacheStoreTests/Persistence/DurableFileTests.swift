@@ -128,12 +128,16 @@ import Testing
                 let file = DurableFile(
                     url: DurableFileTests.crashFolder(parent: getppid()).appendingPathComponent("state.bin"))
                 let start = try file.contents().flatMap(DurableFileTests.version(of:)) ?? 0
+                // The kill comes at a random instant after the first replacement, however slow the
+                // machine: each child replaces at least once.
                 let killer = Thread {
                     usleep(UInt32.random(in: 1_000...40_000))
                     kill(getpid(), SIGKILL)
                 }
-                killer.start()
-                for version in (start + 1)... { try file.replace(with: DurableFileTests.contents(ofVersion: version)) }
+                for version in (start + 1)... {
+                    try file.replace(with: DurableFileTests.contents(ofVersion: version))
+                    if !killer.isExecuting && !killer.isFinished { killer.start() }
+                }
             }
             let data = try #require(try file.contents(), "the file is gone")
             let version = try #require(Self.version(of: data), "the file is torn: \(data.count) bytes")

@@ -58,16 +58,18 @@ let crashHandler = StoreActionHandler<CrashKey, CrashVersion, Void> { state, ver
             let result = await #expect(processExitsWith: .signal(SIGKILL), observing: [\.standardOutputContent]) {
                 let store = PersistedKeyCrashTests.makeStore(parent: getppid())
                 let start = store[.version]?.counter ?? 0
+                // The kill comes at a random instant after the first acknowledged save, however slow
+                // the machine: each child saves at least once.
                 let killer = Thread {
                     usleep(UInt32.random(in: 5_000...60_000))
                     kill(getpid(), SIGKILL)
                 }
-                killer.start()
                 for counter in (start + 1)...max(start + 1, 10_000) {
                     store.handle(action: CrashVersion(counter: counter))
                     if counter.isMultiple(of: 3) {
                         await store.flush()
                         FileHandle.standardOutput.write(Data("acknowledged \(counter)\n".utf8))
+                        if !killer.isExecuting && !killer.isFinished { killer.start() }
                     }
                 }
                 try? await Task.sleep(for: .seconds(60))
