@@ -1,4 +1,5 @@
 import CacheStore
+import CacheStoreTesting
 import Foundation
 import Testing
 
@@ -110,6 +111,19 @@ let sortedShelfHandler = ShelfHandler(combining: [
         #expect(sorted[.labels] == ["Dune, 10", "Emma, 20"])
         sorted.handle(action: .clear)
         #expect(sorted[.total] == 0)
+    }
+
+    /// A synchronous test (on the main actor in the main-actor targets) receives what a main-actor
+    /// handler's effect sends.
+    @Test func aSynchronousTestReceivesAMainActorHandlersEffect() {
+        let handler = ShelfHandler.mainActor { state, action, _ in
+            guard case .add = action else { return .none }
+            return .run { send in await send(.clear) }
+        }
+        let store = TestStore(initialValues: [:], actionHandler: handler, dependency: ())
+        store.effectTimeout = .seconds(10)
+        store.send(.add(Book(title: "Dune", price: 10)))
+        store.receive(.clear)
     }
 
     @Test func aStoreHandlesActionsAndIsReadTyped() throws {
