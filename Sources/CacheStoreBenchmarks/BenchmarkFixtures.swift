@@ -18,6 +18,8 @@ enum BenchAction: Sendable {
     case typedWrite(key: Int, value: Int)
     /// Writes `key` and `key + 1`: an action whose commit writes several keys at once.
     case writeTwo(key: Int, value: Int)
+    /// Writes a list to `key`: a persisted key's value.
+    case setList(key: Int, value: [Int])
     /// Starts an effect whose action starts the next one, `remaining` more times.
     case roundTrip(remaining: Int)
     case startLong(id: Int)
@@ -39,6 +41,9 @@ let benchHandler = StoreActionHandler<Int, BenchAction, BenchDependency> { state
         return .none
     case .typedWrite(let key, let value):
         state[TypedKey(key, default: 0)] = value
+        return .none
+    case .setList(let key, let value):
+        state.set(value: value, forKey: key)
         return .none
     case .roundTrip(let remaining):
         guard remaining > 0 else {

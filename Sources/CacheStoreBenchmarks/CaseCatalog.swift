@@ -28,6 +28,9 @@ enum CaseCatalog {
         (["scope-create"], { [UIPathCases.scopeCreate(size: $0, operations: $1 * 10)] }),
         (["floor-row-write"], { [FloorCases.rowWrite(size: $0, operations: $1 * 10)] }),
         (["row-write"], { [UIPathCases.rowWrite(size: $0, operations: $1 * 10)] }),
+        (["persisted-set"], { [PersistenceCases.persistedSet(size: $0, operations: $1)] }),
+        (["floor-restore"], { [PersistenceCases.floorRestore(keys: $0, operations: $1)] }),
+        (["persisted-restore"], { [PersistenceCases.persistedRestore(keys: $0, operations: $1)] }),
     ]
 
     /// The names `--case` accepts: every timed case of the table (the memory rows are not timed).

@@ -45,6 +45,12 @@ struct Targets {
             "typed-handle ≤ 1.05× store-handle",
             sizes.map { ($0.formatted(), ratio("typed-handle", $0, to: "store-handle")) }, limit: 1.05)
         check(
+            "persisted-set ≤ 1.2× store-handle (the save is off the path)",
+            [10, 1_000].map { ($0.formatted(), ratio("persisted-set", $0, to: "store-handle")) }, limit: 1.2)
+        check(
+            "persisted-restore ≤ 1.5× floor-restore (1,000 keys, 10 MB)",
+            [("", ratio("persisted-restore", 1_000, to: "floor-restore"))], limit: 1.5)
+        check(
             "scoped-handle ≤ 1.5× store-handle",
             [1_000, 100_000].map { ($0.formatted(), ratio("scoped-handle", $0, to: "store-handle")) }, limit: 1.5)
         // The paths of a UI, each against its true floor (see FloorCases).

@@ -14,6 +14,7 @@ if let single = options.singleCase {
     print(
         "\(benchmark.name)\t\(benchmark.size)\t\(benchmark.operations)\t"
             + String(format: "%.1f", duration.nanoseconds / Double(benchmark.operations)))
+    PersistenceCases.removeFolders()
     exit(0)
 }
 let plan: Measurement.Plan = options.quick ? .quick : .full
@@ -55,6 +56,13 @@ for size in [10, 1_000, 10_000, 100_000] {
     if size <= 10_000 { cases.append(TestStoreCases.send(size: size, operations: testStoreOperations)) }
 }
 cases += [4_000, 100_000].map(ValueComparisonCases.sendReloadedDictionary(size:))
+cases += [10, 1_000].map { PersistenceCases.persistedSet(size: $0, operations: plan.operations) }
+// A restore of 1,000 keys of about 10 KB each (10 MB) is one operation.
+let restoreOperations = plan.operations(scaledBy: 0.00002)
+cases += [
+    PersistenceCases.floorRestore(keys: 1_000, operations: restoreOperations),
+    PersistenceCases.persistedRestore(keys: 1_000, operations: restoreOperations),
+]
 progress("measuring \(cases.count) cases round-robin, \(plan.rounds) rounds")
 // Every case of every size is timed in each round, so all figures share the same rounds: a slow
 // spell of this shared machine hits a case, its floor and the other sizes alike.
@@ -76,6 +84,8 @@ if let raw = MemoryCases.bytesPerKey(count: memoryKeys, { intValues(memoryKeys) 
     rows.append(Row(name: "memory-floor", size: memoryKeys, value: raw, ratio: 1))
     rows.append(Row(name: "memory", size: memoryKeys, value: store, ratio: store / raw, baseline: "memory-floor"))
 }
+
+PersistenceCases.removeFolders()
 
 let machine = MachineDescription.current
 if tabSeparated {

@@ -106,15 +106,24 @@ struct DurableFile: Sendable {
     /// returns them.
     @discardableResult
     func removeAbandonedTemporaryFiles() -> [URL] {
-        let folder = url.deletingLastPathComponent()
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        Self.removeAbandonedTemporaryFiles(in: url.deletingLastPathComponent(), of: [url.lastPathComponent])
+    }
+
+    /// Removes the temporary files that processes which no longer run left beside the files named
+    /// `names` in `folder`, listing the folder once, and returns them.
+    @discardableResult
+    static func removeAbandonedTemporaryFiles(in folder: URL, of names: Set<String>) -> [URL] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         var removed: [URL] = []
-        for name in names where name.hasPrefix(temporaryPrefix) {
-            let rest = name.dropFirst(temporaryPrefix.count)
-            guard let pid = rest.split(separator: "-").first.flatMap({ pid_t($0) }) else { continue }
+        for entry in entries where entry.hasPrefix(".") {
+            // `.NAME.durable-PID-RANDOM`
+            guard let marker = entry.range(of: ".durable-", options: .backwards),
+                names.contains(String(entry[entry.index(after: entry.startIndex)..<marker.lowerBound])),
+                let pid = entry[marker.upperBound...].split(separator: "-").first.flatMap({ pid_t($0) })
+            else { continue }
             // `kill(pid, 0)` fails with ESRCH only when no process has that id.
             guard pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
-            let file = folder.appendingPathComponent(name)
+            let file = folder.appendingPathComponent(entry)
             if unlink(file.path) == 0 { removed.append(file) }
         }
         return removed

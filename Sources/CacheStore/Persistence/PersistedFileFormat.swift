@@ -71,9 +71,11 @@ enum PersistedFileFormat {
     /// FNV-1a, 64 bits, in 16 hexadecimal digits: it tells a changed byte, not an attacker.
     static func checksumText(of bytes: Data) -> String {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-        for byte in bytes {
-            hash ^= UInt64(byte)
-            hash = hash &* 0x0000_0100_0000_01b3
+        bytes.withUnsafeBytes { buffer in
+            for byte in buffer {
+                hash ^= UInt64(byte)
+                hash = hash &* 0x0000_0100_0000_01b3
+            }
         }
         let digits = String(hash, radix: 16)
         return String(repeating: "0", count: 16 - digits.count) + digits

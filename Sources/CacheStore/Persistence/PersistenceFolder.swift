@@ -14,6 +14,8 @@ package protocol PersistenceBackend: Sendable {
     func remove(_ name: String) -> PersistenceError.Cause?
     /// Moves the file aside as `NAME.corrupt-TIMESTAMP`; returns where, or `nil` when it could not.
     func moveAside(_ name: String, at date: Date) -> URL?
+    /// Removes what a killed process left of its replacements of the files `names`.
+    func removeAbandonedTemporaryFiles(of names: [String])
 }
 
 /// The folder of a store's persisted keys on the disk, written through ``DurableFile``.
@@ -30,7 +32,6 @@ struct PersistenceFolder: PersistenceBackend {
     /// The file's bytes, `nil` when there is none, or why it cannot be read.
     func read(_ name: String) -> Result<Data?, PersistenceError.Cause> {
         let file = durableFile(name)
-        file.removeAbandonedTemporaryFiles()
         var status = stat()
         if stat(file.url.path, &status) == 0, status.st_mode & S_IFMT != S_IFREG { return .failure(.notAFile) }
         do {
@@ -53,6 +54,10 @@ struct PersistenceFolder: PersistenceBackend {
         } catch {
             return .system(error.description)
         }
+    }
+
+    func removeAbandonedTemporaryFiles(of names: [String]) {
+        DurableFile.removeAbandonedTemporaryFiles(in: url, of: Set(names))
     }
 
     /// Removes the file, for a key that no longer has a value.

@@ -48,6 +48,7 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     /// and each problem kept as an error.
     func restoredValues() -> [Key: Any] {
         var values: [Key: Any] = [:]
+        folder.removeAbandonedTemporaryFiles(of: persistence.keys.map(\.file))
         for persisted in persistence.keys {
             switch restore(persisted) {
             case .success(let value?): values[persisted.key] = value

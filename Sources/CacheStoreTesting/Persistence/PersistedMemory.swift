@@ -37,6 +37,9 @@ final class PersistedMemory: PersistenceBackend, @unchecked Sendable {
         }
     }
 
+    /// Nothing to remove: a replacement in memory is never half done.
+    func removeAbandonedTemporaryFiles(of names: [String]) {}
+
     /// Every file's name, sorted.
     var names: [String] { files.withLock { $0.keys.sorted() } }
 }
