@@ -4,16 +4,13 @@ import Foundation
 /// Keeps a store's persisted keys in their files: restores them when the store is made, and saves
 /// each change on a queue of its own, the changes of one save interval together.
 ///
-/// It learns of changes as a subscriber of the store's key space (told after the writing thread
-/// left the store's lock), and reads the values to save when it saves: a key written a thousand
+/// A write of a persisted key marks it in the key space (``PersistedWrites``) and schedules a save
+/// when none is; the save takes the marked keys with their values then: a key written a thousand
 /// times in an interval is encoded and written once, with its last value.
+@usableFromInline
 final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     /// What a persister keeps between saves, inside its lock.
     struct State {
-        /// The keys changed since the last save.
-        var dirty: Set<Key> = []
-        /// Whether a save is scheduled on the queue.
-        var isSaveScheduled = false
         /// Every error so far, oldest first.
         var errors: [PersistenceError] = []
         /// The keys whose file is left as it is (see ``PersistenceError/keepsFile``).
@@ -28,17 +25,22 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     let state = Locked(State())
     /// Where saves run, one at a time.
     let queue = DispatchQueue(label: "CacheStore.Persister")
-    /// The store's key space, read when saving; set by ``start(_:)``.
-    private(set) var access: CoreAccess<Key>?
-    private var subscription: Subscription?
+    /// The store's key space, whose marked keys a save takes; set by ``start(_:)``.
+    private(set) var core: RootCore<Key>?
 
-    /// A persister of `persistence`'s keys in `backend`: its folder on the disk unless you say.
-    init(_ persistence: Persistence<Key>, backend: (any PersistenceBackend)? = nil) {
+    /// A persister of `persistence`'s keys in its folder on the disk.
+    @usableFromInline
+    convenience init(_ persistence: Persistence<Key>) {
+        self.init(
+            persistence,
+            backend: PersistenceFolder(
+                url: persistence.folder, durability: persistence.durability == .full ? .full : .flushed))
+    }
+
+    /// A persister of `persistence`'s keys in `backend`.
+    init(_ persistence: Persistence<Key>, backend: any PersistenceBackend) {
         self.persistence = persistence
-        folder =
-            backend
-            ?? PersistenceFolder(
-                url: persistence.folder, durability: persistence.durability == .full ? .full : .flushed)
+        folder = backend
         keys = Dictionary(persistence.keys.map { ($0.key, $0) }) { first, _ in first }
     }
 
@@ -46,6 +48,7 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
 
     /// The values of the keys whose files hold one, read (and migrated) now; bad files moved aside,
     /// and each problem kept as an error.
+    @usableFromInline
     func restoredValues() -> [Key: Any] {
         var values: [Key: Any] = [:]
         folder.removeAbandonedTemporaryFiles(of: persistence.keys.map(\.file))
@@ -116,45 +119,28 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
 
     // MARK: - Saving
 
-    /// Starts saving the changes of `access`'s persisted keys.
-    func start(_ access: CoreAccess<Key>) {
-        self.access = access
-        subscription = access.core.subscribe(
-            Subscriber(
-                onChange: { [weak self] changed in self?.noteChanges(changed) },
-                onEnd: {}))
-    }
-
-    /// Marks the persisted keys among `changed` for the next save, and schedules it.
-    private func noteChanges(_ changed: Set<Key>) {
-        let persistedChanges = changed.filter { keys[$0] != nil }
-        guard !persistedChanges.isEmpty else { return }
-        let schedules = state.withLock { state in
-            state.dirty.formUnion(persistedChanges)
-            defer { state.isSaveScheduled = true }
-            return !state.isSaveScheduled
-        }
-        guard schedules else { return }
+    /// Starts saving the writes of `core`'s persisted keys.
+    @usableFromInline
+    func start(_ core: RootCore<Key>) {
+        self.core = core
         let interval = persistence.saveInterval
         let delay = DispatchTimeInterval.nanoseconds(
             Int(interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000))
-        queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.saveDirtyKeys() }
+        let writes = PersistedWrites(keys: keys.keys) { [weak self, queue] in
+            queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.saveDirtyKeys() }
+        }
+        core.lock.withLock { core.persistedWrites = writes }
     }
 
     /// Saves the keys changed since the last save, with their values now. On the queue.
     private func saveDirtyKeys() {
-        let (dirty, kept) = state.withLock { state in
-            defer {
-                state.dirty = []
-                state.isSaveScheduled = false
-            }
-            return (state.dirty, state.keptFiles)
-        }
-        guard let access else { return }
-        for key in dirty where !kept.contains(key) {
+        guard let core else { return }
+        let written = core.takePersistedWrites()
+        let kept = state.withLock { $0.keptFiles }
+        for (key, value) in written where !kept.contains(key) {
             guard let persisted = keys[key] else { continue }
             let cause: PersistenceError.Cause?
-            if let value = access.read(key, false) {
+            if let value {
                 do {
                     let payload = try persisted.encode(value)
                     cause = folder.write(
@@ -192,7 +178,6 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
 
     /// Stops saving, and saves what is pending before it returns: the store is being released.
     func close() {
-        subscription?.cancel()
         queue.sync { saveDirtyKeys() }
     }
 

@@ -25,6 +25,7 @@ extension Store {
     ///   - isolation: Where actions are handled (see ``ActionIsolation``); the handler's, unless
     ///     you say.
     ///   - persistence: Which keys are saved, and where.
+    @inlinable
     public convenience init(
         initialValues: [Key: Any],
         actionHandler: StoreActionHandler<Key, Action, Dependency>,
@@ -34,32 +35,46 @@ extension Store {
     ) {
         self.init(
             initialValues: initialValues, actionHandler: actionHandler, dependency: dependency, isolation: isolation,
-            persistence: persistence, backend: nil)
+            persister: Persister(persistence))
     }
 
     /// ``init(initialValues:actionHandler:dependency:isolation:persistence:)`` with the files in
-    /// `backend` (a test store's memory), or in the persistence's folder when it is `nil`.
+    /// `backend`: a test store's memory.
     package convenience init(
         initialValues: [Key: Any],
         actionHandler: StoreActionHandler<Key, Action, Dependency>,
         dependency: Dependency,
-        isolation: ActionIsolation?,
         persistence: Persistence<Key>,
-        backend: (any PersistenceBackend)?
+        backend: any PersistenceBackend
     ) {
-        let persister = Persister(persistence, backend: backend)
+        self.init(
+            initialValues: initialValues, actionHandler: actionHandler, dependency: dependency, isolation: nil,
+            persister: Persister(persistence, backend: backend))
+    }
+
+    /// A store whose persisted keys `persister` restores now and saves from now on. Inlinable, as the
+    /// other initializers are, so that the key space's accessors are made for the app's key type.
+    @inlinable
+    convenience init(
+        initialValues: [Key: Any],
+        actionHandler: StoreActionHandler<Key, Action, Dependency>,
+        dependency: Dependency,
+        isolation: ActionIsolation?,
+        persister: Persister<Key>
+    ) {
         var values = initialValues.compactMapValues(flattenedOptional)
         values.merge(persister.restoredValues()) { _, restored in restored }
+        let core = RootCore(values: values)
         self.init(
             engine: StoreEngine(
-                state: CoreAccess(RootCore(values: values)),
+                state: CoreAccess(core),
                 queue: ActionQueue(),
                 handler: actionHandler,
                 dependency: dependency,
                 isolation: isolation ?? actionHandler.isolation,
                 forwardToParent: nil),
             persister: persister)
-        persister.start(engine.state)
+        persister.start(core)
     }
 
     /// Saves the persisted keys' changes now, and returns once they are saved.

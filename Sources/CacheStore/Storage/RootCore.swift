@@ -70,6 +70,8 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     private var lastSubscriberID: UInt64 = 0
     /// Writes to keys that an ``update(_:_:)`` is changing now, to detect a conflicting writer.
     @exclusivity(unchecked) @usableFromInline var updates: [Key: UpdateWatch] = [:]
+    /// For a store made with a ``Persistence``: which persisted keys were written since the last save.
+    @exclusivity(unchecked) @usableFromInline var persistedWrites: PersistedWrites<Key>?
 
     /// Empty slots kept before a purge, however few keys are present.
     @usableFromInline static var emptySlotAllowance: Int { 1_024 }
@@ -307,6 +309,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     /// - Returns: The value replaced, for the caller to release once the lock is released.
     @inlinable
     func writeLocked(_ value: consuming Any?, for key: Key, into publication: inout Publication<Key>) -> Any? {
+        if persistedWrites != nil { notePersistedWrite(of: key) }
         let previous: Any?
         // Tested, not unwrapped: `if let` would copy the value and destroy the copy.
         if value != nil {
@@ -344,6 +347,32 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         if !subscribers.isEmpty { publication.note(key, subscribers: subscribers) }
         if !updates.isEmpty { updates[key]?.recordWrite() }
         return previous
+    }
+
+    /// Marks `key`, if persisted, for the next save, and schedules the save if none is. Under the lock.
+    @inlinable
+    func notePersistedWrite(of key: Key) {
+        guard let writes = persistedWrites, let index = writes.isWritten.index(forKey: key) else { return }
+        writes.isWritten.values[index] = true
+        guard !writes.isSaveScheduled else { return }
+        writes.isSaveScheduled = true
+        writes.scheduleSave()
+    }
+
+    /// The persisted keys written since the last save, with their values now (`nil` for a removed
+    /// key), unmarked: what the save in hand writes.
+    func takePersistedWrites() -> [(key: Key, value: Any?)] {
+        lock.withLock {
+            guard let writes = persistedWrites else { return [] }
+            writes.isSaveScheduled = false
+            var taken: [(key: Key, value: Any?)] = []
+            for index in writes.isWritten.indices where writes.isWritten.values[index] {
+                writes.isWritten.values[index] = false
+                let key = writes.isWritten.keys[index]
+                taken.append((key, slots[key]?.value))
+            }
+            return taken
+        }
     }
 
     /// Puts `value` in `slot` and returns what it had; says whether it was an empty slot, and

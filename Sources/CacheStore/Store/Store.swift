@@ -93,7 +93,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
     /// Everything that handles actions; the store is its public face.
     @usableFromInline let engine: StoreEngine<Key, Action, Dependency>
     /// What keeps the persisted keys in their files, for a store made with a ``Persistence``.
-    let persister: Persister<Key>?
+    @usableFromInline let persister: Persister<Key>?
 
     /// A cache over the store's committed state, made for each use: the read API that is not on a
     /// hot path forwards to it.
@@ -162,6 +162,7 @@ public final class Store<Key: Hashable & SendableMetatype, Action, Dependency>: 
         persister = nil
     }
 
+    @usableFromInline
     init(engine: StoreEngine<Key, Action, Dependency>, persister: Persister<Key>) {
         self.engine = engine
         self.persister = persister

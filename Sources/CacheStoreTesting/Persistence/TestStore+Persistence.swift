@@ -37,7 +37,7 @@ extension TestStore {
     ) {
         self.init(
             store: Store(
-                initialValues: initialValues, actionHandler: actionHandler, dependency: dependency, isolation: nil,
+                initialValues: initialValues, actionHandler: actionHandler, dependency: dependency,
                 persistence: persistence, backend: PersistedMemory(files: persistence.files(holding: saved))),
             fileID: fileID, file: file, line: line, column: column)
     }
