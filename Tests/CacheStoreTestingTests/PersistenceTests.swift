@@ -36,7 +36,7 @@ let savedHandler = StoreActionHandler<SavedKey, SavedAction, Void> { state, acti
         let failures = await captureFailures {
             let store = TestStore(
                 initialValues: [.count: 5], actionHandler: savedHandler, dependency: (),
-                persistence: Self.persistence, saved: [.theme: "dark", .count: 9])
+                persistence: Self.persistence, saved: [.theme: "dark"])
             #expect(store.persisted[.theme] == "dark")
             store.send(.setTheme("sepia")) { $0[.theme] = "sepia" }
             #expect(store.persisted[.theme] == "sepia", "saved at once when read, not after the interval")
@@ -45,6 +45,21 @@ let savedHandler = StoreActionHandler<SavedKey, SavedAction, Void> { state, acti
         }
         #expect(failures.map(\.message) == [])
         #expect(!FileManager.default.fileExists(atPath: Self.folder.path), "the test wrote to the disk")
+    }
+
+    @Test func aSavedValueThatCannotBeSavedIsATestFailure() async {
+        let failures = await captureFailures {
+            let store = TestStore(
+                initialValues: [:], actionHandler: savedHandler, dependency: (), persistence: Self.persistence,
+                saved: [.theme: 42, .count: 9])
+            #expect(store.persisted[.theme] == nil)
+        }
+        #expect(failures.count == 2)
+        #expect(
+            failures.map(\.message).sorted() == [
+                "A saved value is left out: .count is not a persisted key",
+                "A saved value is left out: .theme cannot be saved: it holds a Int, not a String",
+            ])
     }
 
     @Test func theRestoredValueIsPartOfTheStateTheTestChecks() async {

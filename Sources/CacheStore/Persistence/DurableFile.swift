@@ -42,8 +42,12 @@ struct DurableFile: Sendable {
         self.durability = durability
     }
 
-    /// What marks a temporary file of this file: `.NAME.durable-PID-RANDOM`.
+    /// What marks a temporary file of this file: `.NAME.durable-PID-RUN-RANDOM`.
     private var temporaryPrefix: String { "." + url.lastPathComponent + ".durable-" }
+
+    /// A number this process drew at random: the temporary file of an earlier process that had this
+    /// process's id (as a container's app often has at each launch) is told from its own by it.
+    static let run = UInt32.random(in: 0...UInt32.max)
 
     /// The file's bytes, or `nil` when there is no file.
     ///
@@ -80,7 +84,7 @@ struct DurableFile: Sendable {
         let folder = url.deletingLastPathComponent().path
         let temporary =
             (folder as NSString).appendingPathComponent(temporaryPrefix)
-            + "\(getpid())-\(UInt32.random(in: 0...UInt32.max))"
+            + "\(getpid())-\(Self.run)-\(UInt32.random(in: 0...UInt32.max))"
         let descriptor = open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else {
             throw DurableFileError(path: temporary, operation: "create a temporary file", code: errno)
@@ -116,13 +120,18 @@ struct DurableFile: Sendable {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
         var removed: [URL] = []
         for entry in entries where entry.hasPrefix(".") {
-            // `.NAME.durable-PID-RANDOM`
+            // `.NAME.durable-PID-RUN-RANDOM`
             guard let marker = entry.range(of: ".durable-", options: .backwards),
-                names.contains(String(entry[entry.index(after: entry.startIndex)..<marker.lowerBound])),
-                let pid = entry[marker.upperBound...].split(separator: "-").first.flatMap({ pid_t($0) })
+                names.contains(String(entry[entry.index(after: entry.startIndex)..<marker.lowerBound]))
             else { continue }
-            // `kill(pid, 0)` fails with ESRCH only when no process has that id.
-            guard pid != getpid(), kill(pid, 0) != 0, errno == ESRCH else { continue }
+            let parts = entry[marker.upperBound...].split(separator: "-")
+            guard parts.count == 3, let pid = pid_t(parts[0]), let run = UInt32(parts[1]) else { continue }
+            if pid == getpid() {
+                guard run != Self.run else { continue }  // this process's own: it may be writing it
+            } else {
+                // `kill(pid, 0)` fails with ESRCH only when no process has that id.
+                guard kill(pid, 0) != 0, errno == ESRCH else { continue }
+            }
             let file = folder.appendingPathComponent(entry)
             if unlink(file.path) == 0 { removed.append(file) }
         }

@@ -106,6 +106,9 @@ public struct Persistence<Key: Hashable & SendableMetatype>: Sendable {
         _ key: TypedKey<Key, Value>, file: String? = nil, schema: Int = 1, migrations: [PersistenceMigration] = []
     ) -> Self {
         let added = PersistedKey(key, file: file, schema: schema, migrations: migrations)
+        if let problem = PersistedKey<Key>.problem(withFileName: added.file) {
+            preconditionFailure("Persistence: the file name \"\(added.file)\" of \(added.name) \(problem)")
+        }
         if let same = keys.first(where: { $0.file == added.file || $0.key == added.key }) {
             preconditionFailure(
                 "Persistence: the keys \(same.name) and \(added.name) are both saved to \(added.file)"
@@ -117,14 +120,24 @@ public struct Persistence<Key: Hashable & SendableMetatype>: Sendable {
 
 extension Persistence {
     /// The files that hold `values` as a save would write them, by file name: a test store's
-    /// preloaded memory. A value of a key not persisted here, or that does not encode, is left out.
-    package func files(holding values: [Key: Any]) -> [String: Data] {
+    /// preloaded memory; and why each value that cannot be saved (of a key not persisted here, or
+    /// that does not encode) is left out.
+    package func files(holding values: [Key: Any]) -> (files: [String: Data], problems: [String]) {
         var files: [String: Data] = [:]
-        for persisted in keys {
-            guard let value = values[persisted.key], let payload = try? persisted.encode(value) else { continue }
-            files[persisted.file] = PersistedFileFormat.file(schema: persisted.schema, payload: payload)
+        var problems: [String] = []
+        for (key, value) in values {
+            guard let persisted = keys.first(where: { $0.key == key }) else {
+                problems.append("\(ValueDump.inline(key)) is not a persisted key")
+                continue
+            }
+            do {
+                let payload = try persisted.encode(value)
+                files[persisted.file] = PersistedFileFormat.file(schema: persisted.schema, payload: payload)
+            } catch {
+                problems.append("\(persisted.name) cannot be saved: \(error)")
+            }
         }
-        return files
+        return (files, problems.sorted())
     }
 }
 
@@ -193,21 +206,39 @@ struct PersistedKey<Key: Hashable & SendableMetatype>: @unchecked Sendable {
                 "Persistence: two migrations of \(ValueDump.inline(typedKey.key)) from schema \(first.from)")
         }
         encode = { value in
-            guard let value = value as? Value else {
-                throw EncodingError.invalidValue(
-                    value,
-                    .init(codingPath: [], debugDescription: "it holds a \(type(of: value)), not a \(Value.self)"))
-            }
+            guard let value = value as? Value else { throw ValueTypeMismatch(held: type(of: value), key: Value.self) }
             return try JSONEncoder().encode(value)
         }
         decode = { data in try JSONDecoder().decode(Value.self, from: data) }
     }
 
-    /// A file name of a key's name: its letters, digits, `-` and `_`, with `.json`.
+    /// A file name of a key's name: its letters, digits, `-` and `_` (others as `_`), at most 100
+    /// bytes of them, with `.json`.
     static func fileName(for name: String) -> String {
-        let kept = name.drop { $0 == "." }.map { character -> Character in
-            character.isLetter || character.isNumber || character == "-" || character == "_" ? character : "_"
+        var kept = ""
+        for character in name.drop(while: { $0 == "." }) {
+            let allowed = character.isLetter || character.isNumber || character == "-" || character == "_"
+            let next = allowed ? character : "_"
+            guard kept.utf8.count + String(next).utf8.count <= 100 else { break }
+            kept.append(next)
         }
-        return String(kept.prefix(100)) + ".json"
+        return kept + ".json"
     }
+
+    /// Why `name` cannot be a file's name in the folder, or `nil`: a name leaves room for the
+    /// temporary and set-aside files beside it, within the 255 bytes a file name may have.
+    static func problem(withFileName name: String) -> String? {
+        if name.isEmpty || name == "." || name == ".." { return "is not a file's name" }
+        if name.contains("/") || name.contains("\0") { return "has a / or a NUL: it would not be in the folder" }
+        if name.utf8.count > 180 { return "is longer than 180 bytes" }
+        return nil
+    }
+}
+
+/// A persisted key's value of another type than the key's, met when saving it.
+struct ValueTypeMismatch: Error, CustomStringConvertible {
+    let held: Any.Type
+    let key: Any.Type
+
+    var description: String { "it holds a \(held), not a \(key)" }
 }

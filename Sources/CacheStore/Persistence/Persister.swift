@@ -1,6 +1,9 @@
 import Dispatch
 import Foundation
 
+/// Marks the queue of a persister with its identity: a store released on it saves at once.
+private let persisterQueueKey = DispatchSpecificKey<ObjectIdentifier>()
+
 /// Keeps a store's persisted keys in their files: restores them when the store is made, and saves
 /// each change on a queue of its own, the changes of one save interval together.
 ///
@@ -42,6 +45,17 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         self.persistence = persistence
         folder = backend
         keys = Dictionary(persistence.keys.map { ($0.key, $0) }) { first, _ in first }
+        queue.setSpecific(key: persisterQueueKey, value: ObjectIdentifier(self))
+    }
+
+    /// At most this many errors are kept: the latest.
+    static var errorLimit: Int { 100 }
+
+    /// Runs `work` on the queue and waits for it; at once when this is the queue (a store released
+    /// while its save runs).
+    private func onQueue(_ work: () -> Void) {
+        if DispatchQueue.getSpecific(key: persisterQueueKey) == ObjectIdentifier(self) { return work() }
+        queue.sync(execute: work)
     }
 
     // MARK: - Restoring
@@ -113,6 +127,7 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     private func note(_ error: PersistenceError, for key: Key) {
         state.withLock { state in
             state.errors.append(error)
+            if state.errors.count > Self.errorLimit { state.errors.removeFirst() }
             if error.keepsFile { state.keptFiles.insert(key) }
         }
     }
@@ -123,13 +138,22 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     @usableFromInline
     func start(_ core: RootCore<Key>) {
         self.core = core
-        let interval = persistence.saveInterval
-        let delay = DispatchTimeInterval.nanoseconds(
-            Int(interval.components.seconds * 1_000_000_000 + interval.components.attoseconds / 1_000_000_000))
+        let delay = Self.delay(of: persistence.saveInterval)
         let writes = PersistedWrites(keys: keys.keys) { [weak self, queue] in
+            // An interval too long to wait for: saved on flush() and at release only.
+            guard let delay else { return }
             queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.saveDirtyKeys() }
         }
         core.lock.withLock { core.persistedWrites = writes }
+    }
+
+    /// `interval` for `asyncAfter`, at least zero; `nil` when it is too long to count in nanoseconds.
+    static func delay(of interval: Duration) -> DispatchTimeInterval? {
+        let (seconds, attoseconds) = interval.components
+        guard seconds >= 0, attoseconds >= 0 else { return .nanoseconds(0) }
+        let (nanoseconds, overflow) = seconds.multipliedReportingOverflow(by: 1_000_000_000)
+        guard !overflow, nanoseconds < Int.max - 1_000_000_000 else { return nil }
+        return .nanoseconds(Int(nanoseconds + attoseconds / 1_000_000_000))
     }
 
     /// Saves the keys changed since the last save, with their values now. On the queue.
@@ -152,6 +176,9 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
                 cause = folder.remove(persisted.file)
             }
             state.withLock { $0.fileWrites += 1 }
+            // A save the system refused is tried again by the next save: a flush, the release, or
+            // the timer of the next write.
+            if case .system = cause { core.markPersistedWrite(of: key) }
             if let cause {
                 note(
                     PersistenceError(
@@ -173,12 +200,12 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
 
     /// Saves what is pending now, before it returns: for a test store, whose checks are synchronous.
     func flushNow() {
-        queue.sync { saveDirtyKeys() }
+        onQueue { saveDirtyKeys() }
     }
 
     /// Stops saving, and saves what is pending before it returns: the store is being released.
     func close() {
-        queue.sync { saveDirtyKeys() }
+        onQueue { saveDirtyKeys() }
     }
 
     /// Every error so far, oldest first.

@@ -359,6 +359,14 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         writes.scheduleSave()
     }
 
+    /// Marks `key` for the next save without scheduling one: a save that failed, to try again.
+    func markPersistedWrite(of key: Key) {
+        lock.withLock {
+            guard let writes = persistedWrites, let index = writes.isWritten.index(forKey: key) else { return }
+            writes.isWritten.values[index] = true
+        }
+    }
+
     /// The persisted keys written since the last save, with their values now (`nil` for a removed
     /// key), unmarked: what the save in hand writes.
     func takePersistedWrites() -> [(key: Key, value: Any?)] {

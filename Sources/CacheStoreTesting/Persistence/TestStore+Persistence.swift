@@ -19,7 +19,8 @@ extension TestStore {
     ///   - actionHandler: The handler under test.
     ///   - dependency: The dependency the handler gets.
     ///   - persistence: Which keys are persisted (its folder is not used).
-    ///   - saved: The values a previous run saved, by key.
+    ///   - saved: The values a previous run saved, by key. A value of a key that is not persisted, or
+    ///     of another type than the key's, is a test failure.
     ///   - fileID: Where leftovers found when the test store is released are reported.
     ///   - file: Where leftovers found when the test store is released are reported.
     ///   - line: Where leftovers found when the test store is released are reported.
@@ -35,11 +36,13 @@ extension TestStore {
         line: UInt = #line,
         column: UInt = #column
     ) {
+        let (files, problems) = persistence.files(holding: saved)
         self.init(
             store: Store(
                 initialValues: initialValues, actionHandler: actionHandler, dependency: dependency,
-                persistence: persistence, backend: PersistedMemory(files: persistence.files(holding: saved))),
+                persistence: persistence, backend: PersistedMemory(files: files)),
             fileID: fileID, file: file, line: line, column: column)
+        for problem in problems { TestStoreFailure.report("A saved value is left out: \(problem)", at: creation) }
     }
 
     /// What the persisted keys' files hold, once what is pending is saved.

@@ -131,22 +131,37 @@ import Testing
         #expect(store.get(.log, as: Int.self) == 1)
     }
 
-    /// `debug(_:)` called off the main actor takes no turn there: a thread that did, as actions
-    /// arrived for the main queue, handled them itself, off the main queue. (A race: on the code
-    /// before the fix, two threads configuring `debug` beside one sending failed within 2–22 s.)
-    @Test func debugFromOtherThreadsLeavesTheActionsToTheMainQueue() async {
-        for _ in 0..<4 {
-            let journal = Journal()
-            let store = Self.makeStore(journal, isolation: .mainActor)
-            let threads = [
-                Thread { for _ in 0..<30_000 { store.debug(label: "x") { _ in } } },
-                Thread { for _ in 0..<30_000 { store.debug(label: "y") { _ in } } },
-                Thread { for number in 0..<30_000 { store.handle(action: .record(number)) } },
-            ]
-            for thread in threads { thread.start() }
-            #expect(await Self.eventually { journal.numbers.count == 30_000 })
-            #expect(journal.allOnMain, "an action was handled off the main queue")
+    /// `debug(_:)` called off the main actor takes no turn there: a thread that took it, as actions
+    /// arrived for the main queue, handled them itself, off the main queue. Here the old debug output's
+    /// release (a closure's last reference to an object whose `deinit` waits) holds the turn while a
+    /// send arrives; before the fix, the debug caller's thread then handled it.
+    @Test func debugFromAnotherThreadLeavesTheActionsToTheMainQueue() async {
+        final class WaitsWhenReleased: Sendable {
+            let released = DispatchSemaphore(value: 0)
+            let mayGoOn = DispatchSemaphore(value: 0)
+            deinit {
+                released.signal()
+                _ = mayGoOn.wait(timeout: .now() + 20)
+            }
         }
+        let journal = Journal()
+        let store = Self.makeStore(journal, isolation: .mainActor)
+        var waiter: WaitsWhenReleased? = WaitsWhenReleased()
+        let (released, mayGoOn) = (waiter!.released, waiter!.mayGoOn)
+        store.debug(label: "first") { [waiter] _ in withExtendedLifetime(waiter) {} }
+        waiter = nil
+        store.handle(action: .record(1))  // applies the first output before it
+        #expect(await Self.eventually { journal.numbers == [1] })
+        // Threads of their own wait, not the concurrency pool's.
+        Thread {
+            _ = released.wait(timeout: .now() + 20)
+            store.handle(action: .record(2))  // arrives while the release holds the turn
+            mayGoOn.signal()
+        }
+        .start()
+        Thread { store.debug(label: "second") { _ in } }.start()  // releases the first output
+        #expect(await Self.eventually { journal.numbers == [1, 2] })
+        #expect(journal.allOnMain, "an action was handled off the main queue")
     }
 
     /// The control: by default an effect's actions are handled on the effect's thread.
