@@ -17,7 +17,7 @@ import Testing
     }
 
     /// Main-actor state, which only a main-actor handler can touch without `await`.
-    final class Log {
+    @MainActor final class Log {
         var handled: [Int] = []
         var offTheMainQueue = 0
 
