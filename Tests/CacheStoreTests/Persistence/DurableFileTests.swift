@@ -131,13 +131,17 @@ import Testing
                 let start = try file.contents().flatMap(DurableFileTests.version(of:)) ?? 0
                 // The kill comes at a random instant after the first replacement, however slow the
                 // machine: each child replaces at least once.
+                var killerStarted = false
                 let killer = Thread {
                     usleep(UInt32.random(in: 1_000...40_000))
                     kill(getpid(), SIGKILL)
                 }
                 for version in (start + 1)... {
                     try file.replace(with: DurableFileTests.contents(ofVersion: version))
-                    if !killer.isExecuting && !killer.isFinished { killer.start() }
+                    if !killerStarted {
+                        killer.start()
+                        killerStarted = true
+                    }
                 }
             }
             let data = try #require(try file.contents(), "the file is gone")

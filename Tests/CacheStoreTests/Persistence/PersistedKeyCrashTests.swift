@@ -60,6 +60,7 @@ let crashHandler = StoreActionHandler<CrashKey, CrashVersion, Void> { state, ver
                 let start = store[.version]?.counter ?? 0
                 // The kill comes at a random instant after the first acknowledged save, however slow
                 // the machine: each child saves at least once.
+                var killerStarted = false
                 let killer = Thread {
                     usleep(UInt32.random(in: 5_000...60_000))
                     kill(getpid(), SIGKILL)
@@ -69,7 +70,10 @@ let crashHandler = StoreActionHandler<CrashKey, CrashVersion, Void> { state, ver
                     if counter.isMultiple(of: 3) {
                         await store.flush()
                         FileHandle.standardOutput.write(Data("acknowledged \(counter)\n".utf8))
-                        if !killer.isExecuting && !killer.isFinished { killer.start() }
+                        if !killerStarted {
+                            killer.start()
+                            killerStarted = true
+                        }
                     }
                 }
                 try? await Task.sleep(for: .seconds(60))
