@@ -178,19 +178,20 @@ import Testing
         #expect(script.log.values == ["run", "run", "run"])
     }
 
-    /// A debounced effect built once and returned by every `start`, returned twice 50 ms apart, 300 ms
-    /// after it was built, with a 200 ms delay: only the second runs, 200 ms after its handler
-    /// ("waits until `duration` after the action that returned it").
+    /// A debounced effect built once and returned by every `start`, returned twice 50 ms apart, 2 s
+    /// after it was built, with a 1.5 s delay: only the second runs, 1.5 s after its handler
+    /// ("waits until `duration` after the action that returned it"). (The delay is long enough that
+    /// a thread descheduled between the two sends on a busy machine does not let the first run.)
     @Test func aStoredDebouncedEffectIsTimedFromTheHandlerThatReturnedIt() async {
         let runs = AttackBox(0)
         let debounced = ActionEffect<Action> {
             runs.value += 1
             return .got("run")
         }
-        .debounce(id: ID.debounce, for: .milliseconds(200), clock: ContinuousClock())
+        .debounce(id: ID.debounce, for: .milliseconds(1_500), clock: ContinuousClock())
         let script = Script { _ in debounced }
         let store = script.makeStore()
-        try? await Task.sleep(for: .milliseconds(300))
+        try? await Task.sleep(for: .seconds(2))
         store.handle(action: .start(1))
         try? await Task.sleep(for: .milliseconds(50))
         let runsBeforeTheSecond = runs.value
