@@ -5,7 +5,7 @@ import Testing
 
 // The examples of the Persisting keys article (Documentation.docc/PersistingKeys.md).
 
-nonisolated enum ReaderKey { case theme, fontSize }
+nonisolated enum ReaderKey { case theme, fontSize, launches }
 
 nonisolated extension TypedKey<ReaderKey, String> {
     static var theme: Self { .init(.theme, default: "light") }
@@ -13,6 +13,7 @@ nonisolated extension TypedKey<ReaderKey, String> {
 
 nonisolated extension TypedKey<ReaderKey, Int> {
     static var fontSize: Self { .init(.fontSize, default: 14) }
+    static var launches: Self { .init(.launches, default: 0) }
 }
 
 /// What the font size was before schema 2: points, as a `Double`.
@@ -23,12 +24,14 @@ nonisolated extension TypedKey<ReaderKey, Double> {
 enum ReaderAction {
     case setTheme(String)
     case setFontSizeInPoints(Double)
+    case setLaunches(Int)
 }
 
 nonisolated let readerHandler = StoreActionHandler<ReaderKey, ReaderAction, Void> { state, action, _ in
     switch action {
     case .setTheme(let theme): state[.theme] = theme
     case .setFontSizeInPoints(let points): state[.fontSizeInPoints] = points
+    case .setLaunches(let launches): state[.launches] = launches
     }
     return .none
 }
@@ -86,6 +89,22 @@ nonisolated let readerHandler = StoreActionHandler<ReaderKey, ReaderAction, Void
         let after = Store(initialValues: [:], actionHandler: readerHandler, dependency: (), persistence: migrated)
         #expect(after.persistenceErrors.isEmpty)
         #expect(after[.fontSize] == 16)
+    }
+
+    @Test func anUpdateChangesWhatEveryProcessSaved() async throws {
+        let stateFolder = Self.temporaryFolder()
+        defer { try? FileManager.default.removeItem(at: stateFolder) }
+        let persistence = Persistence<ReaderKey>(folder: stateFolder).persisting(.launches)
+        let other = Store(initialValues: [:], actionHandler: readerHandler, dependency: (), persistence: persistence)
+        try await other.update(.launches, sending: ReaderAction.setLaunches) { $0 += 1 }
+        let reader = Store(initialValues: [:], actionHandler: readerHandler, dependency: (), persistence: persistence)
+
+        let launches = try await reader.update(
+            .launches, sending: ReaderAction.setLaunches
+        ) { $0 += 1 }
+
+        #expect(launches == 2)
+        #expect(reader[.launches] == 2)
     }
 
     @Test func aTestStoreKeepsTheFilesInMemory() async {

@@ -28,6 +28,9 @@ import Foundation
 ///   not saved over it. Each is a ``PersistenceError`` in ``Store/persistenceErrors``.
 /// - **Schemas**: each value is saved with its key's `schema`; a file of an earlier one is read
 ///   through the registered ``PersistenceMigration`` steps, one schema at a time.
+/// - **Several processes**: the stores of every process on the folder read and save its files
+///   holding the folder's advisory lock (`flock` of its `.cachestore.lock`); the last save wins,
+///   and ``Store/update(_:sending:_:)`` changes a value from what every process saved, losing none.
 ///
 /// ## Topics
 ///
@@ -190,6 +193,8 @@ struct PersistedKey<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     let name: String
     let file: String
     let schema: Int
+    /// The typed key's value type.
+    let valueType: Any.Type
     let migrations: [Int: PersistenceMigration]
     let encode: @Sendable (Any) throws -> Data
     let decode: @Sendable (Data) throws -> Any
@@ -201,6 +206,7 @@ struct PersistedKey<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         name = ValueDump.inline(typedKey.key)
         self.file = file ?? Self.fileName(for: name)
         self.schema = schema
+        valueType = Value.self
         self.migrations = Dictionary(migrations.map { ($0.from, $0) }) { first, _ in
             preconditionFailure(
                 "Persistence: two migrations of \(ValueDump.inline(typedKey.key)) from schema \(first.from)")

@@ -16,6 +16,10 @@ package protocol PersistenceBackend: Sendable {
     func moveAside(_ name: String, at date: Date) -> URL?
     /// Removes what a killed process left of its replacements of the files `names`.
     func removeAbandonedTemporaryFiles(of names: [String])
+    /// Runs `body` holding the folder's lock, which every store of every process on the folder
+    /// takes to read, save or update its files; `body` gets why the lock could not be taken, if it
+    /// could not (a folder that may not be written, or that does not exist and is not to be made).
+    func withFolderLock<T>(creatingFolder: Bool, _ body: (PersistenceError.Cause?) -> T) -> T
 }
 
 /// The folder of a store's persisted keys on the disk, written through ``DurableFile``.
@@ -43,11 +47,7 @@ struct PersistenceFolder: PersistenceBackend {
 
     /// Replaces the file with `data`, making the folder first if needed.
     func write(_ name: String, _ data: Data) -> PersistenceError.Cause? {
-        do {
-            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        } catch {
-            return .system("could not make the folder \(url.path): \(error.localizedDescription)")
-        }
+        if let cause = makeFolder() { return cause }
         do {
             try durableFile(name).replace(with: data)
             return nil
@@ -56,8 +56,39 @@ struct PersistenceFolder: PersistenceBackend {
         }
     }
 
+    /// Makes the folder, and the folders it is in, unless it exists.
+    private func makeFolder() -> PersistenceError.Cause? {
+        do {
+            try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+            return nil
+        } catch {
+            return .system("could not make the folder \(url.path): \(error.localizedDescription)")
+        }
+    }
+
     func removeAbandonedTemporaryFiles(of names: [String]) {
         DurableFile.removeAbandonedTemporaryFiles(in: url, of: Set(names))
+    }
+
+    /// The file whose advisory lock (`flock`) is the folder's: made with the folder, never removed.
+    static let lockFileName = ".cachestore.lock"
+
+    /// Runs `body` holding an exclusive `flock` of the folder's lock file, which the stores of every
+    /// process on the folder take; the lock is let go when `body` returns, or when the process ends.
+    func withFolderLock<T>(creatingFolder: Bool, _ body: (PersistenceError.Cause?) -> T) -> T {
+        if creatingFolder, let cause = makeFolder() { return body(cause) }
+        let path = fileURL(Self.lockFileName).path
+        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            return body(.system("could not open the folder's lock file \(path): \(String(cString: strerror(errno)))"))
+        }
+        defer { close(descriptor) }
+        while flock(descriptor, LOCK_EX) != 0 {
+            guard errno == EINTR else {
+                return body(.system("could not lock \(path): \(String(cString: strerror(errno)))"))
+            }
+        }
+        return body(nil)
     }
 
     /// Removes the file, for a key that no longer has a value.

@@ -18,8 +18,13 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         var errors: [PersistenceError] = []
         /// The keys whose file is left as it is (see ``PersistenceError/keepsFile``).
         var keptFiles: Set<Key> = []
-        /// How many files saves wrote or removed.
+        /// How many files saves and updates wrote or removed.
         var fileWrites = 0
+        /// The files updates wrote, by key, oldest first, whose values their actions may not have
+        /// set yet: a save of one of them (an update's value, set by its action) is not written
+        /// again over what another process may have saved since. A save of any other value is a
+        /// write of the app's, and forgets them.
+        var updatedFiles: [Key: [Data]] = [:]
     }
 
     let persistence: Persistence<Key>
@@ -48,6 +53,9 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         queue.setSpecific(key: persisterQueueKey, value: ObjectIdentifier(self))
     }
 
+    /// At most this many files of updates whose actions have not set them are kept, by key.
+    static var updatedFileLimit: Int { 64 }
+
     /// At most this many errors are kept: the latest.
     static var errorLimit: Int { 100 }
 
@@ -64,16 +72,20 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     /// and each problem kept as an error.
     @usableFromInline
     func restoredValues() -> [Key: Any] {
-        var values: [Key: Any] = [:]
-        folder.removeAbandonedTemporaryFiles(of: persistence.keys.map(\.file))
-        for persisted in persistence.keys {
-            switch restore(persisted) {
-            case .success(let value?): values[persisted.key] = value
-            case .success(nil): break
-            case .failure(let error): note(error, for: persisted.key)
+        // Under the folder's lock, a bad file is moved aside only while no other store can have
+        // replaced it since it was read. A folder that does not exist yet holds nothing to read.
+        folder.withFolderLock(creatingFolder: false) { _ in
+            var values: [Key: Any] = [:]
+            folder.removeAbandonedTemporaryFiles(of: persistence.keys.map(\.file))
+            for persisted in persistence.keys {
+                switch restore(persisted) {
+                case .success(let value?): values[persisted.key] = value
+                case .success(nil): break
+                case .failure(let error): note(error, for: persisted.key)
+                }
             }
+            return values
         }
-        return values
     }
 
     private func restore(_ persisted: PersistedKey<Key>) -> Result<Any?, PersistenceError> {
@@ -156,23 +168,31 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         return .nanoseconds(Int(nanoseconds + attoseconds / 1_000_000_000))
     }
 
-    /// Saves the keys changed since the last save, with their values now. On the queue.
+    /// Saves the keys changed since the last save, with their values now, under the folder's lock.
+    /// On the queue.
     private func saveDirtyKeys() {
         guard let core else { return }
         let written = core.takePersistedWrites()
+        guard !written.isEmpty else { return }
+        // Without the lock (a folder that cannot be made) the writes still run, and report why.
+        folder.withFolderLock(creatingFolder: true) { _ in save(written, of: core) }
+    }
+
+    private func save(_ written: [(key: Key, value: Any?)], of core: RootCore<Key>) {
         let kept = state.withLock { $0.keptFiles }
         for (key, value) in written where !kept.contains(key) {
             guard let persisted = keys[key] else { continue }
             let cause: PersistenceError.Cause?
             if let value {
                 do {
-                    let payload = try persisted.encode(value)
-                    cause = folder.write(
-                        persisted.file, PersistedFileFormat.file(schema: persisted.schema, payload: payload))
+                    let file = PersistedFileFormat.file(schema: persisted.schema, payload: try persisted.encode(value))
+                    if isUpdateSaved(file, of: key) { continue }
+                    cause = folder.write(persisted.file, file)
                 } catch {
                     cause = .encodingFailed("\(error)")
                 }
             } else {
+                state.withLock { $0.updatedFiles[key] = nil }
                 cause = folder.remove(persisted.file)
             }
             state.withLock { $0.fileWrites += 1 }
@@ -186,6 +206,83 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
                     for: key)
             }
         }
+    }
+
+    /// Whether `file` is one an update saved and its action set since: forgets it and those before
+    /// it. Any other file forgets them all.
+    private func isUpdateSaved(_ file: Data, of key: Key) -> Bool {
+        state.withLock { state in
+            guard let files = state.updatedFiles[key] else { return false }
+            guard let index = files.firstIndex(of: file) else {
+                state.updatedFiles[key] = nil
+                return false
+            }
+            state.updatedFiles[key] = index == files.count - 1 ? nil : Array(files[(index + 1)...])
+            return true
+        }
+    }
+
+    // MARK: - Updating
+
+    /// Changes the value `key`'s file holds, as every process left it, under the folder's lock: the
+    /// store's pending saves are made, the file is read, `transform` changes its value (the key's
+    /// default where there is no file, or a bad one, moved aside), and the result is saved before the
+    /// lock is let go; then `send` gets it, on the queue, so that the store sees the updates' values in
+    /// the order they were saved. Returns the saved value.
+    func update<Value: Sendable>(
+        _ key: TypedKey<Key, Value>, _ transform: @escaping @Sendable (inout Value) -> Void,
+        send: @escaping @Sendable (Value) -> Void
+    ) async -> Result<Value, PersistenceError> {
+        // The key is one of `keys`, which the queue's work reads already.
+        nonisolated(unsafe) let key = key
+        return await withCheckedContinuation { (done: CheckedContinuation<Result<Value, PersistenceError>, Never>) in
+            queue.async { [self] in
+                saveDirtyKeys()
+                let result = folder.withFolderLock(creatingFolder: true) { cause in
+                    lockedUpdate(key, transform, lockFailure: cause)
+                }
+                if case .success(let value) = result { send(value) }
+                done.resume(returning: result)
+            }
+        }
+    }
+
+    private func lockedUpdate<Value>(
+        _ key: TypedKey<Key, Value>, _ transform: (inout Value) -> Void, lockFailure: PersistenceError.Cause?
+    ) -> Result<Value, PersistenceError> {
+        let persisted = keys[key.key]!
+        func failure(_ cause: PersistenceError.Cause) -> Result<Value, PersistenceError> {
+            let error = PersistenceError(
+                key: persisted.name, file: folder.fileURL(persisted.file), cause: cause, movedTo: nil)
+            note(error, for: key.key)
+            return .failure(error)
+        }
+        if let lockFailure { return failure(lockFailure) }
+        var value = key.defaultValue
+        switch restore(persisted) {
+        case .success(let saved?): value = saved as! Value  // decoded as the key's own type
+        case .success(nil): break
+        case .failure(let error):
+            note(error, for: key.key)
+            if error.keepsFile { return .failure(error) }
+        }
+        transform(&value)
+        let file: Data
+        do {
+            file = PersistedFileFormat.file(schema: persisted.schema, payload: try persisted.encode(value))
+        } catch {
+            return failure(.encodingFailed("\(error)"))
+        }
+        if let cause = folder.write(persisted.file, file) { return failure(cause) }
+        state.withLock { state in
+            state.fileWrites += 1
+            // An action that never sets the key leaves its file here: the oldest go first.
+            state.updatedFiles[key.key, default: []].append(file)
+            if state.updatedFiles[key.key]!.count > Self.updatedFileLimit {
+                state.updatedFiles[key.key]!.removeFirst()
+            }
+        }
+        return .success(value)
     }
 
     /// Saves what is pending now, and returns once it is saved.

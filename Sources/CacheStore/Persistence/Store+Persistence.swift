@@ -89,6 +89,46 @@ extension Store {
         await persister?.flush()
     }
 
+    /// Changes a persisted key's saved value as every process on the folder left it, holding the
+    /// folder's lock, and sends the new value to the store as an action.
+    ///
+    /// ```swift
+    /// // Two processes that each count their launches this way never lose one.
+    /// let launches = try await store.update(.launches, sending: { .launchesChanged($0) }) { $0 += 1 }
+    /// ```
+    ///
+    /// Under the lock (an advisory `flock` of the folder's `.cachestore.lock`, which the stores of
+    /// every process take to read and save the folder's files), the store's pending saves are made,
+    /// the key's file is read, `transform` changes its value (the key's default where there is no
+    /// file, or a bad one, moved aside and reported), and the result is saved, durably, before the
+    /// lock is let go. Then the store handles `action(value)`, whose handler sets the key: the store's
+    /// state changes only through actions. Those writes are not saved again; the store handles the
+    /// actions of its updates in the order their values were saved.
+    ///
+    /// - Parameters:
+    ///   - key: A key of the store's ``Persistence``, of the type it is persisted as.
+    ///   - action: The action that sets the key to the saved value: an action case that holds it.
+    ///   - transform: Changes the value; it runs on the store's saving queue, while the lock is held.
+    /// - Returns: The value saved.
+    /// - Throws: ``PersistenceError`` when the lock cannot be taken, the file is of a later schema,
+    ///   or the value cannot be saved; the file and the store are then as they were. A key that is
+    ///   not persisted, or of another type, stops the program with a message naming the key and the
+    ///   types.
+    @discardableResult
+    public func update<Value: Sendable>(
+        _ key: TypedKey<Key, Value>, sending action: @escaping @Sendable (Value) -> Action,
+        _ transform: @escaping @Sendable (inout Value) -> Void
+    ) async throws(PersistenceError) -> Value {
+        guard let persister, let persisted = persister.keys[key.key] else {
+            preconditionFailure("update(\(key)): the store does not persist \(ValueDump.inline(key.key))")
+        }
+        guard persisted.valueType == Value.self else {
+            preconditionFailure(
+                "update(\(key)): \(persisted.name) is persisted as \(persisted.valueType), not \(Value.self)")
+        }
+        return try await persister.update(key, transform) { [self] value in handle(action: action(value)) }.get()
+    }
+
     /// The persisted keys' files that could not be read or written, oldest first: the key, the file,
     /// the cause, and where a bad file was moved.
     ///

@@ -40,6 +40,10 @@ final class PersistedMemory: PersistenceBackend, @unchecked Sendable {
     /// Nothing to remove: a replacement in memory is never half done.
     func removeAbandonedTemporaryFiles(of names: [String]) {}
 
+    /// Runs `body`: one test store's saves already run one at a time, and no other process shares
+    /// its memory.
+    func withFolderLock<T>(creatingFolder: Bool, _ body: (PersistenceError.Cause?) -> T) -> T { body(nil) }
+
     /// Every file's name, sorted.
     var names: [String] { files.withLock { $0.keys.sorted() } }
 }

@@ -67,8 +67,10 @@ let prefsHandler = StoreActionHandler<PrefsKey, PrefsAction, Void> { state, acti
             persistence: persistence(folder, interval: interval))
     }
 
+    /// The folder's files, but for the lock file every save takes.
     static func files(in folder: URL) -> [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []).sorted()
+            .filter { $0 != PersistenceFolder.lockFileName }
     }
 
     @Test func aValueSavedIsRestoredByTheNextStore() async throws {
