@@ -1,14 +1,17 @@
 import Foundation
 
-/// The command line: `PostsDemo [--url URL] [--once] [--timeout SECONDS] [--help]`.
+/// The command line: `PostsDemo [--url URL] [--once] [--timeout SECONDS] [--state-dir DIR |
+/// --no-state] [--help]`.
 struct DemoArguments: Equatable {
     var url: URL?
     var once = false
     var timeout: TimeInterval = 10
     var help = false
+    /// Where the user filter and the list's position are remembered; `nil`: nowhere (`--no-state`).
+    var stateFolder: URL? = DemoArguments.defaultStateFolder()
 
     static let usage = """
-        usage: PostsDemo [--url URL] [--once] [--timeout SECONDS]
+        usage: PostsDemo [--url URL] [--once] [--timeout SECONDS] [--state-dir DIR | --no-state]
 
         Shows posts with CacheStore. Without --url it serves 100 bundled sample posts (no network).
           --url URL          fetch posts from an HTTP(S) endpoint, for example
@@ -16,6 +19,9 @@ struct DemoArguments: Equatable {
           --once             fetch once, print one post a line as "#ID TITLE", and exit
                              (also when standard output is not a terminal)
           --timeout SECONDS  how long a request may take in all, 0.001 to 86400 (default 10)
+          --state-dir DIR    remember the user filter, page and selected post in DIR
+                             (default $XDG_STATE_HOME/PostsDemo, or ~/.local/state/PostsDemo)
+          --no-state         remember nothing
           --help             show this help
 
         Keys: arrows or j/k select, Enter reads the post (Esc back), n/p or PgDn/PgUp page,
@@ -31,11 +37,33 @@ struct DemoArguments: Equatable {
         var description: String
     }
 
+    /// `$XDG_STATE_HOME/PostsDemo`, or `~/.local/state/PostsDemo` where that is not set.
+    static func defaultStateFolder(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
+        let stateHome =
+            environment["XDG_STATE_HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0) : nil }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/state")
+        return stateHome.appendingPathComponent("PostsDemo")
+    }
+
     static func parse(_ arguments: [String]) throws(Invalid) -> DemoArguments {
         var result = DemoArguments()
         var rest = arguments[...]
+        var stateOption: String?
+        func chooseState(_ option: String) throws(Invalid) {
+            if let stateOption { throw Invalid(description: "\(stateOption) and \(option) cannot go together") }
+            stateOption = option
+        }
         while let argument = rest.popFirst() {
             switch argument {
+            case "--no-state":
+                try chooseState(argument)
+                result.stateFolder = nil
+            case "--state-dir":
+                try chooseState(argument)
+                guard let path = rest.popFirst(), !path.isEmpty, !path.hasPrefix("--") else {
+                    throw Invalid(description: "--state-dir needs a folder")
+                }
+                result.stateFolder = URL(fileURLWithPath: path)
             case "--once": result.once = true
             case "--help", "-h": result.help = true
             case "--url":

@@ -73,8 +73,20 @@ final class InteractiveApp: Sendable {
             redraw()
         default:
             terminal.close()
+            saveState()
             Signals.raiseWithDefaultAction(signal)
         }
+    }
+
+    /// Saves what the store has not saved yet, before a signal ends the program: on the signals'
+    /// own thread, which may wait (a second at most, for a folder on a stuck disk).
+    private func saveState() {
+        let saved = DispatchSemaphore(value: 0)
+        Task { [store] in
+            await store.flush()
+            saved.signal()
+        }
+        _ = saved.wait(timeout: .now() + 1)
     }
 
     /// Acts on `key`; false when it quits.

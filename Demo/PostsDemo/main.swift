@@ -20,9 +20,20 @@ if arguments.help {
 }
 
 let client = arguments.url.map { PostsClient.live(url: $0, timeout: arguments.timeout) } ?? .sample()
-let store = Store(initialValues: [.pageSize: 10], actionHandler: appHandler, dependency: client)
+let store =
+    arguments.stateFolder.map {
+        Store(
+            initialValues: [.pageSize: 10], actionHandler: appHandler, dependency: client,
+            persistence: postsPersistence(folder: $0))
+    } ?? Store(initialValues: [.pageSize: 10], actionHandler: appHandler, dependency: client)
+for error in store.persistenceErrors {
+    StandardOutput.report("PostsDemo: \(TerminalText.sanitized(error.description))")
+}
 
 if arguments.once || !Terminal.isInteractive {
-    exit(await OnceRun.run(store))
+    let status = await OnceRun.run(store)
+    await store.flush()
+    exit(status)
 }
 await InteractiveApp(store: store, source: client.sourceDescription).run()
+await store.flush()

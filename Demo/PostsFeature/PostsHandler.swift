@@ -18,9 +18,17 @@ public let postsHandler = StoreActionHandler<PostsKey, PostsAction, PostsClient>
         return .cancel(id: PostsCancelID.fetch)
     case .loaded(.success(let posts)):
         state.set(value: false, forKey: .isLoading)
+        // The first posts of a launch show where the last launch left the list; a refresh, the top.
+        let isFirstLoad = !state.contains(.posts)
         state.set(value: posts, forKey: .posts)
-        state.set(value: 0, forKey: .top)
-        state.set(value: 0, forKey: .selected)
+        if isFirstLoad {
+            var list = ListPosition(state)
+            list.select(list.selected)
+            list.save(in: &state)
+        } else {
+            state.set(value: 0, forKey: .top)
+            state.set(value: 0, forKey: .selected)
+        }
     case .loaded(.failure(let error)):
         state.set(value: false, forKey: .isLoading)
         state.set(value: error, forKey: .error)
@@ -29,6 +37,8 @@ public let postsHandler = StoreActionHandler<PostsKey, PostsAction, PostsClient>
         state.set(value: 0, forKey: .selected)
     case .setPageSize(let size):
         state.set(value: max(1, size), forKey: .pageSize)
+        // Before the first posts, the position the last launch left waits for them.
+        guard state.contains(.posts) else { break }
         var list = ListPosition(state)
         list.keepTop()
         list.save(in: &state)

@@ -76,7 +76,10 @@ extension ExternalProcessTests {
         }
 
         @Test func aFullDiskIsOneLineAndAFailure() throws {
-            let run = try Subprocess.run("/bin/sh", ["-c", "'\(DemoRun.binary.path)' --once > /dev/full"])
+            let stateHome = DemoStateHome()
+            defer { stateHome.remove() }
+            let run = try Subprocess.run(
+                "/bin/sh", ["-c", "'\(DemoRun.binary.path)' --once > /dev/full"], environment: stateHome.environment)
             #expect(run.status == 1)
             #expect(run.errors == "PostsDemo: cannot write the output: No space left on device\n")
         }
@@ -102,8 +105,25 @@ struct DemoRun {
         Bundle.module.bundleURL.deletingLastPathComponent().appendingPathComponent("PostsDemo")
     }
 
+    /// Runs the demo with `arguments`, remembering its state in a state folder of its own, under the
+    /// temporary folder, removed after it: no run shares another's, nor the user's.
     init(_ arguments: [String]) throws {
-        let result = try Subprocess.run(Self.binary.path, arguments)
+        let stateHome = DemoStateHome()
+        defer { stateHome.remove() }
+        let result = try Subprocess.run(Self.binary.path, arguments, environment: stateHome.environment)
         (output, errors, status) = (result.output, result.errors, result.status)
     }
+}
+
+/// An `XDG_STATE_HOME` of a demo run's own, under the temporary folder: a test run of the demo
+/// never writes the user's state folder, nor remembers another run's.
+struct DemoStateHome {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("PostsDemoTests-state-\(UUID())")
+
+    var environment: [String: String] { ["XDG_STATE_HOME": url.path] }
+
+    /// `command`, run with this state home.
+    func prefixing(_ command: String) -> String { "env XDG_STATE_HOME='\(url.path)' \(command)" }
+
+    func remove() { try? FileManager.default.removeItem(at: url) }
 }

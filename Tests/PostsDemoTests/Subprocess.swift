@@ -22,9 +22,12 @@ struct Subprocess {
         var status: Int32
     }
 
-    /// Starts `executable` with `arguments`; standard input is empty. With `capturing`, standard
-    /// output and error are kept for ``finish()``; otherwise they are discarded.
-    init(_ executable: String, _ arguments: [String], capturing: Bool = true) throws {
+    /// Starts `executable` with `arguments`, and this process's environment with `environment`'s
+    /// variables set; standard input is empty. With `capturing`, standard output and error are kept
+    /// for ``finish()``; otherwise they are discarded.
+    init(
+        _ executable: String, _ arguments: [String], environment: [String: String] = [:], capturing: Bool = true
+    ) throws {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -44,8 +47,12 @@ struct Subprocess {
         }
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
         defer { for argument in argv { free(argument) } }
+        var variables = ProcessInfo.processInfo.environment
+        variables.merge(environment) { _, set in set }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for variable in envp { free(variable) } }
         var pid: pid_t = 0
-        let result = posix_spawnp(&pid, executable, &actions, nil, argv, environ)
+        let result = posix_spawnp(&pid, executable, &actions, nil, argv, envp)
         for ends in pipes { close(ends.write) }
         guard result == 0 else { throw SubprocessError(description: "could not start \(executable): \(result)") }
         self.pid = pid
@@ -54,8 +61,8 @@ struct Subprocess {
     }
 
     /// Runs to completion and returns what it printed and its status.
-    static func run(_ executable: String, _ arguments: [String]) throws -> Result {
-        try Subprocess(executable, arguments).finish()
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        try Subprocess(executable, arguments, environment: environment).finish()
     }
 
     /// Reads everything the process prints, then waits for it to exit.

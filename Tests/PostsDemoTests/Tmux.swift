@@ -1,8 +1,16 @@
 import Foundation
 
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
+
 /// A tmux session for one test: a real terminal whose screen the test reads.
 struct Tmux {
     let session = "cachestore-\(UUID().uuidString.prefix(8))"
+    /// The state home of the demo runs in the session, removed with it.
+    let stateHome = DemoStateHome()
 
     static var isAvailable: Bool {
         FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux")
@@ -11,7 +19,9 @@ struct Tmux {
 
     /// A session running `command` alone: the session ends when it exits.
     init(running command: String, rows: Int, columns: Int) throws {
-        try Self.run(["new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "\(rows)", command])
+        try Self.run([
+            "new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "\(rows)", stateHome.prefixing(command),
+        ])
     }
 
     /// A session running an interactive bash with job control and the prompt `$ `, for what
@@ -19,7 +29,7 @@ struct Tmux {
     init(shellRows rows: Int, columns: Int) throws {
         try Self.run([
             "new-session", "-d", "-s", session, "-x", "\(columns)", "-y", "\(rows)",
-            "env PS1='$ ' bash --norc --noprofile -i",
+            stateHome.prefixing("env PS1='$ ' bash --norc --noprofile -i"),
         ])
         _ = try waitForScreen { $0.hasPrefix("$") }  // capture-pane drops the prompt's trailing space
     }
@@ -74,7 +84,10 @@ struct Tmux {
 
     func waitUntilExited() throws -> Bool {
         for _ in 0..<100 {
-            if (try? Self.run(["has-session", "-t", session])) == nil { return true }
+            if (try? Self.run(["has-session", "-t", session])) == nil {
+                stateHome.remove()
+                return true
+            }
             Thread.sleep(forTimeInterval: 0.05)
         }
         close()
@@ -82,8 +95,15 @@ struct Tmux {
     }
 
     /// Ends the session and what runs in it.
+    /// Its state home is removed once the program in the pane has ended, or after two seconds: a
+    /// demo saves its state when the session's end hangs it up, which would make the folder again.
     func close() {
+        let panePID = (try? pane("pane_pid")).flatMap { pid_t($0) }
         _ = try? Self.run(["kill-session", "-t", session])
+        if let panePID {
+            for _ in 0..<40 where kill(panePID, 0) == 0 { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        stateHome.remove()
     }
 
     /// Runs tmux with `arguments`. Only a command that starts no server may capture output: a

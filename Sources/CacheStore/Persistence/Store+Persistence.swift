@@ -63,7 +63,7 @@ extension Store {
         persister: Persister<Key>
     ) {
         var values = initialValues.compactMapValues(flattenedOptional)
-        values.merge(persister.restoredValues()) { _, restored in restored }
+        values.merge(persister.restoredValues().compactMapValues(flattenedOptional)) { _, restored in restored }
         let core = RootCore(values: values)
         self.init(
             engine: StoreEngine(
