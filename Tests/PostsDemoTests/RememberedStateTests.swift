@@ -48,6 +48,26 @@ extension ExternalProcessTests {
             }
         }
 
+        /// A signal that ends the demo right after a key (within the save interval) still saves it.
+        @Test(.enabled(if: Tmux.isAvailable, "needs tmux"))
+        func aTerminatingSignalSavesWhatThePageWas() throws {
+            try inStateFolder { folder in
+                let command = "'\(DemoRun.binary.path)' --state-dir '\(folder.path)'"
+                let first = try Tmux(running: command, rows: 16, columns: 70)
+                _ = try first.waitForScreen { $0.contains("page 1/10") }
+                let demo = try #require(pid_t(try first.pane("pane_pid")))
+                try first.send("n")
+                _ = try first.waitForScreen { $0.contains("page 2/10") }
+                kill(demo, SIGTERM)
+                #expect(try first.waitUntilExited())
+
+                let next = try Tmux(running: command, rows: 16, columns: 70)
+                #expect(try next.waitForScreen { $0.contains("page 2/10") }.contains("page 2/10"))
+                try next.send("q")
+                #expect(try next.waitUntilExited())
+            }
+        }
+
         @Test func aCorruptFileIsSetAsideWithOneLineOnStandardError() throws {
             try inStateFolder { folder in
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
