@@ -25,6 +25,13 @@ extension Store {
     ///   ~ .isLoading: false → true
     /// ```
     ///
+    /// A store made with a ``Persistence`` also writes its ``persistenceErrors``, those so far and
+    /// then each when it happens, one line each:
+    ///
+    /// ```
+    /// [CacheStore] Persistence error: the key .theme: /…/theme.json is empty; moved to …
+    /// ```
+    ///
     /// See <doc:DebugOutputAndValueComparison> for the format, and ``debug(label:maxReportLength:_:)``
     /// to name this store in it.
     public var debug: Self {
@@ -107,10 +114,16 @@ extension Store {
         // In the store's turn, as every action: it applies from the next action handled (called from
         // a handler of this store, or where waiting for the turn could deadlock, after the current one;
         // for a store on the main actor called off it, after the actions queued for the main queue).
-        engine.performWhereActionsAreHandled { [engine] in
+        engine.performWhereActionsAreHandled { [engine, persister] in
             engine.queue.hasDebugLog = true
+            let label = label ?? engine.debugLabel
             engine.debugLogState.output = DebugOutput(
-                label: label ?? engine.debugLabel, write: output, maxLength: max(maxReportLength, 1_024))
+                label: label, write: output, maxLength: max(maxReportLength, 1_024))
+            // The persisted keys' errors so far, then each new one when it happens (on the saving queue).
+            let write: @Sendable (PersistenceError) -> Void = { error in
+                output("[\(label)] Persistence error: \(error)")
+            }
+            for error in persister?.writeErrors(to: write) ?? [] { write(error) }
         }
         return self
     }

@@ -25,6 +25,8 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         /// again over what another process may have saved since. A save of any other value is a
         /// write of the app's, and forgets them.
         var updatedFiles: [Key: [Data]] = [:]
+        /// Where each new error is also written: the store's debug log, once it has one.
+        var errorOutput: (@Sendable (PersistenceError) -> Void)?
     }
 
     let persistence: Persistence<Key>
@@ -137,10 +139,21 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     }
 
     private func note(_ error: PersistenceError, for key: Key) {
-        state.withLock { state in
+        let output = state.withLock { state in
             state.errors.append(error)
             if state.errors.count > Self.errorLimit { state.errors.removeFirst() }
             if error.keepsFile { state.keptFiles.insert(key) }
+            return state.errorOutput
+        }
+        output?(error)
+    }
+
+    /// Writes each error from now on to `output` too, and returns the errors so far: each error
+    /// is in one or the other, once.
+    func writeErrors(to output: @escaping @Sendable (PersistenceError) -> Void) -> [PersistenceError] {
+        state.withLock { state in
+            state.errorOutput = output
+            return state.errors
         }
     }
 

@@ -356,6 +356,29 @@ let prefsHandler = StoreActionHandler<PrefsKey, PrefsAction, Void> { state, acti
         }
     }
 
+    /// `debug` writes the errors of the restore, then each later one (a save's) when it happens.
+    @Test func debugWritesEachPersistenceError() async throws {
+        try await Self.inTemporaryFolder { folder in
+            let (store, _) = try Self.storeOverBadThemeFile(folder, Data())
+            let reports = Recorder<String>()
+            store.debug(label: "Prefs") { reports.append($0) }
+            store.handle(action: .setFontSize(15))
+            let restoreError =
+                "[Prefs] Persistence error: the key .theme: \(folder.path)/theme.json is empty; moved to "
+            #expect(reports.values.first?.hasPrefix(restoreError) == true, "\(reports.values)")
+            #expect(reports.values.last?.hasPrefix("[Prefs] Action: .setFontSize(15)") == true)
+            #expect(reports.values.count == 2)
+
+            try FileManager.default.removeItem(at: folder)
+            try Data("a file where the folder should be".utf8).write(to: folder)
+            await store.flush()
+            let saveError =
+                "[Prefs] Persistence error: the key .fontSize: \(folder.path)/font-size.json could not be used"
+            #expect(reports.values.count == 3)
+            #expect(reports.values.last?.hasPrefix(saveError) == true, "\(reports.values)")
+        }
+    }
+
     @Test func aSaveThatFailsIsReportedAndTheStoreGoesOn() async throws {
         try await Self.inTemporaryFolder { folder in
             try Data("a file where the folder should be".utf8).write(to: folder)
