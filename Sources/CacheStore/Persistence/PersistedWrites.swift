@@ -7,6 +7,11 @@ final class PersistedWrites<Key: Hashable>: @unchecked Sendable {
     @exclusivity(unchecked) @usableFromInline var isWritten: [Key: Bool]
     /// Whether a save is scheduled: a write schedules one only when none is.
     @exclusivity(unchecked) @usableFromInline var isSaveScheduled = false
+    /// The key whose update's action is being handled, in the store's turn: its writes are not
+    /// marked, as the update saved its value; ``isKeyOfUpdateWritten`` notes them.
+    @exclusivity(unchecked) @usableFromInline var keyOfUpdate: Key?
+    /// Whether the action of the update of ``keyOfUpdate`` wrote it.
+    @exclusivity(unchecked) @usableFromInline var isKeyOfUpdateWritten = false
     /// Schedules a save on the persister's queue; called under the key space's lock.
     @usableFromInline let scheduleSave: () -> Void
 

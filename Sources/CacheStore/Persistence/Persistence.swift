@@ -71,6 +71,8 @@ public struct Persistence<Key: Hashable & SendableMetatype>: Sendable {
     public let durability: Durability
     /// The persisted keys, in the order they were added.
     let keys: [PersistedKey<Key>]
+    /// Where the app's notifications that it ends are posted: a test's own center, for a test.
+    package var notificationCenter = NotificationCenter.default
 
     /// A persistence of no key yet, in `folder`.
     ///
@@ -117,7 +119,10 @@ public struct Persistence<Key: Hashable & SendableMetatype>: Sendable {
                 "Persistence: the keys \(same.name) and \(added.name) are both saved to \(added.file)"
                     + (same.key == added.key ? " (a key is persisted once)" : "; give one another file:"))
         }
-        return Persistence(folder: folder, saveInterval: saveInterval, durability: durability, keys: keys + [added])
+        var persistence = Persistence(
+            folder: folder, saveInterval: saveInterval, durability: durability, keys: keys + [added])
+        persistence.notificationCenter = notificationCenter
+        return persistence
     }
 }
 

@@ -78,7 +78,9 @@ struct PersistenceFolder: PersistenceBackend {
     func withFolderLock<T>(creatingFolder: Bool, _ body: (PersistenceError.Cause?) -> T) -> T {
         if creatingFolder, let cause = makeFolder() { return body(cause) }
         let path = fileURL(Self.lockFileName).path
-        let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        var descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+        // A folder this process may only read: its lock file, if there is one, locks as well read-only.
+        if descriptor < 0, errno == EACCES || errno == EROFS { descriptor = open(path, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else {
             return body(.system("could not open the folder's lock file \(path): \(String(cString: strerror(errno)))"))
         }

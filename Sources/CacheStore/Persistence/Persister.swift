@@ -20,11 +20,6 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         var keptFiles: Set<Key> = []
         /// How many files saves and updates wrote or removed.
         var fileWrites = 0
-        /// The files updates wrote, by key, oldest first, whose values their actions may not have
-        /// set yet: a save of one of them (an update's value, set by its action) is not written
-        /// again over what another process may have saved since. A save of any other value is a
-        /// write of the app's, and forgets them.
-        var updatedFiles: [Key: [Data]] = [:]
         /// Where each new error is also written: the store's debug log, once it has one.
         var errorOutput: (@Sendable (PersistenceError) -> Void)?
     }
@@ -37,6 +32,19 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     let queue = DispatchQueue(label: "CacheStore.Persister")
     /// The store's key space, whose marked keys a save takes; set by ``start(_:)``.
     private(set) var core: RootCore<Key>?
+    /// The observers of the notifications on which an app saves (see ``saveNotifications``).
+    private var observers: [any NSObjectProtocol] = []
+
+    /// The notifications on which an app's pending saves are made at once, before they return: the
+    /// app is about to end, or to be suspended (where it may be ended without notice). Named, not
+    /// imported, so that no UI framework is linked.
+    static var saveNotifications: [Notification.Name] {
+        [
+            Notification.Name("NSApplicationWillTerminateNotification"),
+            Notification.Name("UIApplicationWillTerminateNotification"),
+            Notification.Name("UIApplicationDidEnterBackgroundNotification"),
+        ]
+    }
 
     /// A persister of `persistence`'s keys in its folder on the disk.
     @usableFromInline
@@ -54,9 +62,6 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         keys = Dictionary(persistence.keys.map { ($0.key, $0) }) { first, _ in first }
         queue.setSpecific(key: persisterQueueKey, value: ObjectIdentifier(self))
     }
-
-    /// At most this many files of updates whose actions have not set them are kept, by key.
-    static var updatedFileLimit: Int { 64 }
 
     /// At most this many errors are kept: the latest.
     static var errorLimit: Int { 100 }
@@ -170,6 +175,15 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
             queue.asyncAfter(deadline: .now() + delay) { [weak self] in self?.saveDirtyKeys() }
         }
         core.lock.withLock { core.persistedWrites = writes }
+        observers = Self.saveNotifications.map { name in
+            persistence.notificationCenter.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
+                self?.flushNow()
+            }
+        }
+    }
+
+    deinit {
+        for observer in observers { persistence.notificationCenter.removeObserver(observer) }
     }
 
     /// `interval` for `asyncAfter`, at least zero; `nil` when it is too long to count in nanoseconds.
@@ -187,11 +201,14 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         guard let core else { return }
         let written = core.takePersistedWrites()
         guard !written.isEmpty else { return }
-        // Without the lock (a folder that cannot be made) the writes still run, and report why.
-        folder.withFolderLock(creatingFolder: true) { _ in save(written, of: core) }
+        // Without the lock the writes still run: the first that succeeds reports the lock's failure.
+        folder.withFolderLock(creatingFolder: true) { lockFailure in save(written, of: core, lockFailure: lockFailure) }
     }
 
-    private func save(_ written: [(key: Key, value: Any?)], of core: RootCore<Key>) {
+    private func save(
+        _ written: [(key: Key, value: Any?)], of core: RootCore<Key>, lockFailure: PersistenceError.Cause?
+    ) {
+        var lockFailure = lockFailure
         let kept = state.withLock { $0.keptFiles }
         for (key, value) in written where !kept.contains(key) {
             guard let persisted = keys[key] else { continue }
@@ -199,16 +216,22 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
             if let value {
                 do {
                     let file = PersistedFileFormat.file(schema: persisted.schema, payload: try persisted.encode(value))
-                    if isUpdateSaved(file, of: key) { continue }
                     cause = folder.write(persisted.file, file)
                 } catch {
                     cause = .encodingFailed("\(error)")
                 }
             } else {
-                state.withLock { $0.updatedFiles[key] = nil }
                 cause = folder.remove(persisted.file)
             }
             state.withLock { $0.fileWrites += 1 }
+            if cause == nil, let unlocked = lockFailure {
+                lockFailure = nil
+                note(
+                    PersistenceError(
+                        key: persisted.name, file: folder.fileURL(PersistenceFolder.lockFileName), cause: unlocked,
+                        movedTo: nil),
+                    for: key)
+            }
             // A save the system refused is tried again by the next save: a flush, the release, or
             // the timer of the next write.
             if case .system = cause { core.markPersistedWrite(of: key) }
@@ -221,30 +244,16 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         }
     }
 
-    /// Whether `file` is one an update saved and its action set since: forgets it and those before
-    /// it. Any other file forgets them all.
-    private func isUpdateSaved(_ file: Data, of key: Key) -> Bool {
-        state.withLock { state in
-            guard let files = state.updatedFiles[key] else { return false }
-            guard let index = files.firstIndex(of: file) else {
-                state.updatedFiles[key] = nil
-                return false
-            }
-            state.updatedFiles[key] = index == files.count - 1 ? nil : Array(files[(index + 1)...])
-            return true
-        }
-    }
-
     // MARK: - Updating
 
     /// Changes the value `key`'s file holds, as every process left it, under the folder's lock: the
     /// store's pending saves are made, the file is read, `transform` changes its value (the key's
     /// default where there is no file, or a bad one, moved aside), and the result is saved before the
-    /// lock is let go; then `send` gets it, on the queue, so that the store sees the updates' values in
-    /// the order they were saved. Returns the saved value.
+    /// lock is let go; then `send` gets it and the file's bytes, on the queue, so that the store sees
+    /// the updates' values in the order they were saved. Returns the saved value.
     func update<Value: Sendable>(
         _ key: TypedKey<Key, Value>, _ transform: @escaping @Sendable (inout Value) -> Void,
-        send: @escaping @Sendable (Value) -> Void
+        send: @escaping @Sendable (Value, Data) -> Void
     ) async -> Result<Value, PersistenceError> {
         // The key is one of `keys`, which the queue's work reads already.
         nonisolated(unsafe) let key = key
@@ -254,17 +263,17 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
                 let result = folder.withFolderLock(creatingFolder: true) { cause in
                     lockedUpdate(key, transform, lockFailure: cause)
                 }
-                if case .success(let value) = result { send(value) }
-                done.resume(returning: result)
+                if case .success(let (value, file)) = result { send(value, file) }
+                done.resume(returning: result.map(\.value))
             }
         }
     }
 
     private func lockedUpdate<Value>(
         _ key: TypedKey<Key, Value>, _ transform: (inout Value) -> Void, lockFailure: PersistenceError.Cause?
-    ) -> Result<Value, PersistenceError> {
+    ) -> Result<(value: Value, file: Data), PersistenceError> {
         let persisted = keys[key.key]!
-        func failure(_ cause: PersistenceError.Cause) -> Result<Value, PersistenceError> {
+        func failure(_ cause: PersistenceError.Cause) -> Result<(value: Value, file: Data), PersistenceError> {
             let error = PersistenceError(
                 key: persisted.name, file: folder.fileURL(persisted.file), cause: cause, movedTo: nil)
             note(error, for: key.key)
@@ -287,15 +296,21 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
             return failure(.encodingFailed("\(error)"))
         }
         if let cause = folder.write(persisted.file, file) { return failure(cause) }
-        state.withLock { state in
-            state.fileWrites += 1
-            // An action that never sets the key leaves its file here: the oldest go first.
-            state.updatedFiles[key.key, default: []].append(file)
-            if state.updatedFiles[key.key]!.count > Self.updatedFileLimit {
-                state.updatedFiles[key.key]!.removeFirst()
-            }
+        state.withLock { $0.fileWrites += 1 }
+        return .success((value, file))
+    }
+
+    /// Runs `handle`, the handling of an update's action, in the store's turn: its write of the key
+    /// is not saved again when it holds the value the update saved (`savedFile`), which may be
+    /// older than what another process saved since; any other write of it is saved as usual.
+    func handleUpdateAction(of key: Key, savedFile: Data, _ handle: () -> Void) {
+        guard let core, let persisted = keys[key] else { return handle() }
+        let (isWritten, value) = core.withWritesUnmarked(of: key, handle)
+        guard isWritten else { return }
+        let file = value.flatMap { value in
+            (try? persisted.encode(value)).map { PersistedFileFormat.file(schema: persisted.schema, payload: $0) }
         }
-        return .success(value)
+        if file != savedFile { core.notePersistedWriteNow(of: key) }
     }
 
     /// Saves what is pending now, and returns once it is saved.

@@ -102,8 +102,9 @@ extension Store {
     /// the key's file is read, `transform` changes its value (the key's default where there is no
     /// file, or a bad one, moved aside and reported), and the result is saved, durably, before the
     /// lock is let go. Then the store handles `action(value)`, whose handler sets the key: the store's
-    /// state changes only through actions. Those writes are not saved again; the store handles the
-    /// actions of its updates in the order their values were saved.
+    /// state changes only through actions. The store handles the actions of its updates in the order
+    /// their values were saved, after the actions sent before; the action's write of the key is not
+    /// saved again, unless it sets another value.
     ///
     /// - Parameters:
     ///   - key: A key of the store's ``Persistence``, of the type it is persisted as.
@@ -126,7 +127,15 @@ extension Store {
             preconditionFailure(
                 "update(\(key)): \(persisted.name) is persisted as \(persisted.valueType), not \(Value.self)")
         }
-        return try await persister.update(key, transform) { [self] value in handle(action: action(value)) }.get()
+        // The store's keys cross threads as its state does.
+        nonisolated(unsafe) let plainKey = key.key
+        return try await persister.update(key, transform) { [engine] value, file in
+            engine.performWhereActionsAreHandled(waiting: false) {
+                persister.handleUpdateAction(of: plainKey, savedFile: file) {
+                    engine.process(action(value), from: .sent)
+                }
+            }
+        }.get()
     }
 
     /// The persisted keys' files that could not be read or written, oldest first: the key, the file,

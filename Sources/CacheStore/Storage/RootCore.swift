@@ -353,10 +353,34 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     @inlinable
     func notePersistedWrite(of key: Key) {
         guard let writes = persistedWrites, let index = writes.isWritten.index(forKey: key) else { return }
+        if let keyOfUpdate = writes.keyOfUpdate, keyOfUpdate == key {
+            writes.isKeyOfUpdateWritten = true
+            return
+        }
         writes.isWritten.values[index] = true
         guard !writes.isSaveScheduled else { return }
         writes.isSaveScheduled = true
         writes.scheduleSave()
+    }
+
+    /// Runs `handle` (an update's action, in the store's turn) with the writes of `key` unmarked, and
+    /// returns whether it wrote `key`, and the value `key` holds then.
+    func withWritesUnmarked(of key: Key, _ handle: () -> Void) -> (isWritten: Bool, value: Any?) {
+        lock.withLock {
+            persistedWrites?.keyOfUpdate = key
+            persistedWrites?.isKeyOfUpdateWritten = false
+        }
+        handle()
+        return lock.withLock {
+            persistedWrites?.keyOfUpdate = nil
+            return (persistedWrites?.isKeyOfUpdateWritten ?? false, slots[key]?.value)
+        }
+    }
+
+    /// Marks `key` for the next save and schedules it: a write of the key the persister learned of
+    /// after it was made.
+    func notePersistedWriteNow(of key: Key) {
+        lock.withLock { notePersistedWrite(of: key) }
     }
 
     /// Marks `key` for the next save without scheduling one: a save that failed, to try again.

@@ -356,6 +356,23 @@ let prefsHandler = StoreActionHandler<PrefsKey, PrefsAction, Void> { state, acti
         }
     }
 
+    /// An app's notification that it ends, or goes to the background, saves what is pending before
+    /// the notification's post returns.
+    @Test(arguments: Persister<PrefsKey>.saveNotifications)
+    func anAppsTerminationSavesWhatIsPending(notification: Notification.Name) async throws {
+        try await Self.inTemporaryFolder { folder in
+            // A center of the test's own: the stores of the tests beside it save on their own time.
+            var persistence = Self.persistence(folder, interval: .seconds(3_600))
+            persistence.notificationCenter = NotificationCenter()
+            let store = Store(initialValues: [:], actionHandler: prefsHandler, dependency: (), persistence: persistence)
+            store.handle(action: .setTheme("dark"))
+            #expect(Self.files(in: folder) == [], "saved only after an hour")
+            persistence.notificationCenter.post(name: notification, object: nil)
+            #expect(Self.files(in: folder) == ["theme.json"])
+            #expect(Self.makeStore(folder)[.theme] == "dark")
+        }
+    }
+
     /// `debug` writes the errors of the restore, then each later one (a save's) when it happens.
     @Test func debugWritesEachPersistenceError() async throws {
         try await Self.inTemporaryFolder { folder in
@@ -374,8 +391,9 @@ let prefsHandler = StoreActionHandler<PrefsKey, PrefsAction, Void> { state, acti
             await store.flush()
             let saveError =
                 "[Prefs] Persistence error: the key .fontSize: \(folder.path)/font-size.json could not be used"
-            #expect(reports.values.count == 3)
-            #expect(reports.values.last?.hasPrefix(saveError) == true, "\(reports.values)")
+            // One failed save, or two: the timer's may have failed before the flush tried again.
+            #expect((3...4).contains(reports.values.count))
+            #expect(reports.values.dropFirst(2).allSatisfy { $0.hasPrefix(saveError) }, "\(reports.values)")
         }
     }
 

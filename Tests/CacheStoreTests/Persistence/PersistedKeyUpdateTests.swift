@@ -190,6 +190,149 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
         }
     }
 
+    /// Polls until `condition` holds (or two minutes pass): a main-actor store's actions are handled
+    /// on the main queue, after the call that queued them returned.
+    static func eventually(_ condition: () -> Bool) async {
+        for _ in 0..<12_000 where !condition() { try? await Task.sleep(for: .milliseconds(10)) }
+    }
+
+    /// Waits for `semaphore` on a thread of its own: no thread of the concurrency pool is held.
+    static func wait(for semaphore: DispatchSemaphore) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread {
+                semaphore.wait()
+                done.resume()
+            }.start()
+        }
+    }
+
+    /// A main-actor store whose updates toggle a value (1, 0, 1) while the main queue is busy, then
+    /// is set by the app to a value one of those updates saved: the app's write is saved.
+    @Test func anAppWriteAfterAMainActorStoresToggledUpdatesIsSaved() async throws {
+        try await PersistedKeyTests.inTemporaryFolder { folder in
+            let store = Store(
+                initialValues: [:], actionHandler: countHandler, dependency: (), isolation: .mainActor,
+                persistence: Self.persistence(folder, interval: .seconds(3_600)))
+            // The main queue is held while three updates are saved: their actions wait for it.
+            let gate = DispatchSemaphore(value: 0)
+            DispatchQueue.main.async { gate.wait() }
+            for _ in 0..<3 {
+                try await store.update(.count, sending: CountAction.setCount) { $0 = 1 - $0 }
+            }
+            gate.signal()
+            await Self.eventually { store[.count] == 1 }
+            await store.flush()  // the actions' writes: not saved again
+            #expect(try #require(store.persister).fileWrites == 3)
+            #expect(Self.makeStore(folder)[.count] == 1)
+            store.handle(action: .setCount(0))  // the app's own write
+            await Self.eventually { store[.count] == 0 }
+            await store.flush()
+            #expect(Self.makeStore(folder)[.count] == 0, "the app's write of 0 is saved")
+        }
+    }
+
+    /// A handler that does not set the key for the update's action: a later write of the app, of the
+    /// value that update saved, is saved over what another store saved since.
+    @Test func anAppWriteOfAValueAnIgnoredUpdateSavedIsSaved() async throws {
+        try await PersistedKeyTests.inTemporaryFolder { folder in
+            let store = Self.makeStore(folder, interval: .seconds(3_600))
+            let other = Self.makeStore(folder, interval: .seconds(3_600))
+            try await store.update(.count, sending: { _ in CountAction.setLabel("updated") }) { $0 = 1 }
+            #expect(store[.count] == 0, "the handler did not set the key")
+            other.handle(action: .setCount(2))
+            await other.flush()
+            store.handle(action: .setCount(1))  // the last write of all
+            await store.flush()
+            #expect(Self.makeStore(folder)[.count] == 1, "the last save wins")
+        }
+    }
+
+    /// A handler that sets another value than the update saved: the store's value is saved.
+    @Test func anUpdatesActionThatSetsAnotherValueIsSaved() async throws {
+        try await PersistedKeyTests.inTemporaryFolder { folder in
+            let store = Self.makeStore(folder, interval: .seconds(3_600))
+            try await store.update(.count, sending: { CountAction.setCount($0 * 10) }) { $0 = 4 }
+            #expect(Self.makeStore(folder)[.count] == 4, "the update's save")
+            await store.flush()
+            #expect(Self.makeStore(folder)[.count] == 40, "the action's value, saved after it")
+        }
+    }
+
+    /// Sets the count, and at `stopAt` waits at a gate: the main queue stays busy between two of the
+    /// actions a main-actor store handles.
+    final class CountGate: @unchecked Sendable {
+        let stopAt: Int
+        let reached = DispatchSemaphore(value: 0)
+        let gate = DispatchSemaphore(value: 0)
+        init(stopAt: Int) { self.stopAt = stopAt }
+    }
+
+    static let gatedHandler = StoreActionHandler<CountKey, CountAction, CountGate> { state, action, gate in
+        if case .setCount(let count) = action {
+            state[.count] = count
+            if count == gate.stopAt {
+                gate.reached.signal()
+                gate.gate.wait()
+            }
+        }
+        return .none
+    }
+
+    /// A main-actor store makes 70 updates while the main queue is busy; another store then adds 1;
+    /// a save runs while the first store's actions are being handled: the file ends at 71.
+    @Test func manyUpdatesOfAMainActorStoreDoNotLoseAnotherStoresUpdate() async throws {
+        try await PersistedKeyTests.inTemporaryFolder { folder in
+            let gate = CountGate(stopAt: 3)
+            let store = Store(
+                initialValues: [:], actionHandler: Self.gatedHandler, dependency: gate, isolation: .mainActor,
+                persistence: Self.persistence(folder, interval: .seconds(3_600)))
+            let other = Self.makeStore(folder, interval: .seconds(3_600))
+            let busy = DispatchSemaphore(value: 0)
+            DispatchQueue.main.async { busy.wait() }
+            for _ in 0..<70 {
+                try await store.update(.count, sending: CountAction.setCount) { $0 += 1 }
+            }
+            try await other.update(.count, sending: CountAction.setCount) { $0 += 1 }  // 71
+            busy.signal()
+            await Self.wait(for: gate.reached)  // the main queue handles the action of 3
+            await store.flush()  // as the timer's save would
+            gate.gate.signal()
+            await Self.eventually { store[.count] == 70 }
+            await store.flush()
+            #expect(Self.makeStore(folder)[.count] == 71, "the other store's update is kept")
+        }
+    }
+
+    /// A folder whose lock file cannot be opened (a folder at its path): a save made without the
+    /// lock says so in the store's errors.
+    @Test func aSaveWithoutTheFoldersLockIsReported() async throws {
+        try await PersistedKeyTests.inTemporaryFolder { folder in
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent(".cachestore.lock"), withIntermediateDirectories: true)
+            let store = Self.makeStore(folder, interval: .seconds(3_600))
+            store.handle(action: .setCount(1))
+            await store.flush()
+            #expect(Self.makeStore(folder)[.count] == 1)
+            let error = try #require(store.persistenceErrors.last)
+            #expect(error.file.lastPathComponent == ".cachestore.lock")
+            #expect("\(error)".contains("could not open the folder's lock file"), "\(error)")
+        }
+    }
+
+    /// A caller on the main actor reads the value its update saved in a main-actor store.
+    @MainActor @Test func aMainActorStoreHoldsAnUpdatesValueWhenTheUpdateReturnsToTheMainActor() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("PersistedKeyUpdate-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = Store(
+            initialValues: [:], actionHandler: countHandler, dependency: (), isolation: .mainActor,
+            persistence: Self.persistence(folder))
+        for expected in 1...50 {
+            let saved = try await store.update(.count, sending: CountAction.setCount) { $0 += 1 }
+            #expect(saved == expected)
+            #expect(store[.count] == expected)
+        }
+    }
+
     @Test func anUpdateOfAKeyNotPersistedStopsTheProgramNamingIt() async {
         let result = await #expect(processExitsWith: .failure, observing: [\.standardErrorContent]) {
             let folder = URL(fileURLWithPath: "/nonexistent-\(UUID())")
