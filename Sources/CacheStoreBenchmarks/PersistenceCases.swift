@@ -30,7 +30,7 @@ enum PersistenceCases {
             initialValues: intValues(size), actionHandler: benchHandler, dependency: BenchDependency(),
             persistence: persistence)
         return BenchmarkCase("persisted-set", size: size, baseline: "store-handle", operations: operations) { index in
-            store.handle(action: .typedWrite(key: 0, value: index))
+            store.handle(action: .write(key: 0, value: index))
         }
     }
 

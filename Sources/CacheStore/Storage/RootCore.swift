@@ -352,15 +352,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     /// Marks `key`, if persisted, for the next save, and schedules the save if none is. Under the lock.
     @inlinable
     func notePersistedWrite(of key: Key) {
-        guard let writes = persistedWrites, let index = writes.isWritten.index(forKey: key) else { return }
-        if let keyOfUpdate = writes.keyOfUpdate, keyOfUpdate == key {
-            writes.isKeyOfUpdateWritten = true
-            return
-        }
-        writes.isWritten.values[index] = true
-        guard !writes.isSaveScheduled else { return }
-        writes.isSaveScheduled = true
-        writes.scheduleSave()
+        if persistedWrites!.noteWrite(of: key) { persistedWrites!.scheduleSave() }
     }
 
     /// Runs `handle` (an update's action, in the store's turn) with the writes of `key` unmarked, and
@@ -386,8 +378,8 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     /// Marks `key` for the next save without scheduling one: a save that failed, to try again.
     func markPersistedWrite(of key: Key) {
         lock.withLock {
-            guard let writes = persistedWrites, let index = writes.isWritten.index(forKey: key) else { return }
-            writes.isWritten.values[index] = true
+            guard let index = persistedWrites?.isWritten.index(forKey: key) else { return }
+            persistedWrites!.isWritten.values[index] = true
         }
     }
 
@@ -395,12 +387,12 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
     /// key), unmarked: what the save in hand writes.
     func takePersistedWrites() -> [(key: Key, value: Any?)] {
         lock.withLock {
-            guard let writes = persistedWrites else { return [] }
-            writes.isSaveScheduled = false
+            guard persistedWrites != nil else { return [] }
+            persistedWrites!.isSaveScheduled = false
             var taken: [(key: Key, value: Any?)] = []
-            for index in writes.isWritten.indices where writes.isWritten.values[index] {
-                writes.isWritten.values[index] = false
-                let key = writes.isWritten.keys[index]
+            for index in persistedWrites!.isWritten.indices where persistedWrites!.isWritten.values[index] {
+                persistedWrites!.isWritten.values[index] = false
+                let key = persistedWrites!.isWritten.keys[index]
                 taken.append((key, slots[key]?.value))
             }
             return taken
