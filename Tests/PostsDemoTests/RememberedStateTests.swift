@@ -15,6 +15,8 @@ extension ExternalProcessTests {
             try body(folder)
         }
 
+        /// Each launch shows the page and the post the last one left, whether it quit with `q` or a
+        /// terminating signal ended it right after a key (within the save interval).
         @Test(.enabled(if: Tmux.isAvailable, "needs tmux"))
         func theNextLaunchShowsThePageAndThePostTheLastOneLeft() throws {
             try inStateFolder { folder in
@@ -35,36 +37,17 @@ extension ExternalProcessTests {
                 let next = try Tmux(running: command, rows: 16, columns: 70)
                 let screen = try next.waitForScreen { $0.contains("page 2/10") && $0.contains(post) }
                 #expect(screen.contains("page 2/10") && screen.contains(post), "\(screen)")
+                let demo = try #require(pid_t(try next.pane("pane_pid")))
                 try next.send("u")
                 _ = try next.waitForScreen { $0.contains("user 1") }
-                try next.send("q")
+                kill(demo, SIGTERM)
                 #expect(try next.waitUntilExited())
 
                 let filtered = try Tmux(running: command, rows: 16, columns: 70)
                 let last = try filtered.waitForScreen { $0.contains("10 posts · user 1") }
-                #expect(last.contains("10 posts · user 1"), "\(last)")
+                #expect(last.contains("10 posts · user 1"), "saved when SIGTERM ended it:\n\(last)")
                 try filtered.send("q")
                 #expect(try filtered.waitUntilExited())
-            }
-        }
-
-        /// A signal that ends the demo right after a key (within the save interval) still saves it.
-        @Test(.enabled(if: Tmux.isAvailable, "needs tmux"))
-        func aTerminatingSignalSavesWhatThePageWas() throws {
-            try inStateFolder { folder in
-                let command = "'\(DemoRun.binary.path)' --state-dir '\(folder.path)'"
-                let first = try Tmux(running: command, rows: 16, columns: 70)
-                _ = try first.waitForScreen { $0.contains("page 1/10") }
-                let demo = try #require(pid_t(try first.pane("pane_pid")))
-                try first.send("n")
-                _ = try first.waitForScreen { $0.contains("page 2/10") }
-                kill(demo, SIGTERM)
-                #expect(try first.waitUntilExited())
-
-                let next = try Tmux(running: command, rows: 16, columns: 70)
-                #expect(try next.waitForScreen { $0.contains("page 2/10") }.contains("page 2/10"))
-                try next.send("q")
-                #expect(try next.waitUntilExited())
             }
         }
 

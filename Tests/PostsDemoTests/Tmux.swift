@@ -101,9 +101,23 @@ struct Tmux {
         let panePID = (try? pane("pane_pid")).flatMap { pid_t($0) }
         _ = try? Self.run(["kill-session", "-t", session])
         if let panePID {
-            for _ in 0..<40 where kill(panePID, 0) == 0 { Thread.sleep(forTimeInterval: 0.05) }
+            for _ in 0..<40 where Self.isRunning(panePID) { Thread.sleep(forTimeInterval: 0.05) }
         }
         stateHome.remove()
+    }
+
+    /// Whether process `pid` runs: it exists and, on Linux, is not a zombie (a container's first
+    /// process may never reap the processes the tmux server left it).
+    static func isRunning(_ pid: pid_t) -> Bool {
+        guard kill(pid, 0) == 0 else { return false }
+        #if os(Linux)
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { return false }
+            return stat[stat.index(after: end)...].trimmingCharacters(in: .whitespaces).first != "Z"
+        #else
+            return true
+        #endif
     }
 
     /// Runs tmux with `arguments`. Only a command that starts no server may capture output: a

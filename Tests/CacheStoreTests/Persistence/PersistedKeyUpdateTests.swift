@@ -23,6 +23,8 @@ enum CountAction: Sendable {
     case setCount(Int)
     case setLabel(String)
     case increment
+    /// Nothing, here; a gated handler waits at its gate.
+    case hold
 }
 
 let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, action, _ in
@@ -30,6 +32,7 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
     case .setCount(let count): state[.count] = count
     case .setLabel(let label): state[.label] = label
     case .increment: state[.count] += 1
+    case .hold: break
     }
     return .none
 }
@@ -206,26 +209,25 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
         }
     }
 
-    /// A main-actor store whose updates toggle a value (1, 0, 1) while the main queue is busy, then
-    /// is set by the app to a value one of those updates saved: the app's write is saved.
-    @Test func anAppWriteAfterAMainActorStoresToggledUpdatesIsSaved() async throws {
+    /// A store whose updates toggle a value (1, 0, 1) while another thread holds its turn, so that
+    /// their actions wait, then is set by the app to a value one of those updates saved: the app's
+    /// write is saved.
+    @Test func anAppWriteAfterToggledUpdatesWhoseActionsWaitedIsSaved() async throws {
         try await PersistedKeyTests.inTemporaryFolder { folder in
+            let gate = CountGate(stopAt: nil)
             let store = Store(
-                initialValues: [:], actionHandler: countHandler, dependency: (), isolation: .mainActor,
+                initialValues: [:], actionHandler: Self.gatedHandler, dependency: gate,
                 persistence: Self.persistence(folder, interval: .seconds(3_600)))
-            // The main queue is held while three updates are saved: their actions wait for it.
-            let gate = DispatchSemaphore(value: 0)
-            DispatchQueue.main.async { gate.wait() }
+            await gate.holdTheTurn(of: store)
             for _ in 0..<3 {
                 try await store.update(.count, sending: CountAction.setCount) { $0 = 1 - $0 }
             }
-            gate.signal()
+            gate.gate.signal()  // the holder handles the three actions
             await Self.eventually { store[.count] == 1 }
             await store.flush()  // the actions' writes: not saved again
             #expect(try #require(store.persister).fileWrites == 3)
             #expect(Self.makeStore(folder)[.count] == 1)
             store.handle(action: .setCount(0))  // the app's own write
-            await Self.eventually { store[.count] == 0 }
             await store.flush()
             #expect(Self.makeStore(folder)[.count] == 0, "the app's write of 0 is saved")
         }
@@ -258,43 +260,54 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
         }
     }
 
-    /// Sets the count, and at `stopAt` waits at a gate: the main queue stays busy between two of the
-    /// actions a main-actor store handles.
+    /// Holds a store's turn on a thread of its own, and at `stopAt` stops its handler again: the
+    /// store's actions wait, as they do while it is busy, with no thread of the concurrency pool or
+    /// the main queue held.
     final class CountGate: @unchecked Sendable {
-        let stopAt: Int
+        let stopAt: Int?
         let reached = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
-        init(stopAt: Int) { self.stopAt = stopAt }
+        init(stopAt: Int?) { self.stopAt = stopAt }
+
+        /// Returns once a thread of its own handles `.hold` in `store`, waiting at the gate.
+        func holdTheTurn(of store: Store<CountKey, CountAction, CountGate>) async {
+            Thread { store.handle(action: .hold) }.start()
+            await PersistedKeyUpdateTests.wait(for: reached)
+        }
     }
 
     static let gatedHandler = StoreActionHandler<CountKey, CountAction, CountGate> { state, action, gate in
-        if case .setCount(let count) = action {
+        switch action {
+        case .hold:
+            gate.reached.signal()
+            gate.gate.wait()
+        case .setCount(let count):
             state[.count] = count
             if count == gate.stopAt {
                 gate.reached.signal()
                 gate.gate.wait()
             }
+        default: break
         }
         return .none
     }
 
-    /// A main-actor store makes 70 updates while the main queue is busy; another store then adds 1;
-    /// a save runs while the first store's actions are being handled: the file ends at 71.
-    @Test func manyUpdatesOfAMainActorStoreDoNotLoseAnotherStoresUpdate() async throws {
+    /// A store makes 70 updates while its actions wait; another store then adds 1; a save runs while
+    /// the first store's actions are being handled: the file ends at 71.
+    @Test func manyUpdatesWhoseActionsWaitDoNotLoseAnotherStoresUpdate() async throws {
         try await PersistedKeyTests.inTemporaryFolder { folder in
             let gate = CountGate(stopAt: 3)
             let store = Store(
-                initialValues: [:], actionHandler: Self.gatedHandler, dependency: gate, isolation: .mainActor,
+                initialValues: [:], actionHandler: Self.gatedHandler, dependency: gate,
                 persistence: Self.persistence(folder, interval: .seconds(3_600)))
             let other = Self.makeStore(folder, interval: .seconds(3_600))
-            let busy = DispatchSemaphore(value: 0)
-            DispatchQueue.main.async { busy.wait() }
+            await gate.holdTheTurn(of: store)
             for _ in 0..<70 {
                 try await store.update(.count, sending: CountAction.setCount) { $0 += 1 }
             }
             try await other.update(.count, sending: CountAction.setCount) { $0 += 1 }  // 71
-            busy.signal()
-            await Self.wait(for: gate.reached)  // the main queue handles the action of 3
+            gate.gate.signal()
+            await Self.wait(for: gate.reached)  // the holder handles the action of 3
             await store.flush()  // as the timer's save would
             gate.gate.signal()
             await Self.eventually { store[.count] == 70 }
