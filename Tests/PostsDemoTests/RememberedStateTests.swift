@@ -8,6 +8,18 @@ extension ExternalProcessTests {
     /// (`--state-dir`, `$XDG_STATE_HOME/PostsDemo`, or nowhere with `--no-state`), and the one line
     /// it writes when a remembered file was corrupt.
     @Suite(.timeLimit(.minutes(2))) struct RememberedStateTests {
+        /// Serves the runs that fetch once: at once, where the sample source waits 0.6 s.
+        let server: LoopbackServer
+
+        init() throws {
+            server = try LoopbackServer()
+        }
+
+        /// `--once` from the loopback server, and `arguments`.
+        func once(_ arguments: String...) -> [String] {
+            ["--once", "--url", server.url("posts.json").absoluteString] + arguments
+        }
+
         /// A state folder of the test's own, removed after `body`.
         func inStateFolder(_ body: (URL) throws -> Void) throws {
             let folder = FileManager.default.temporaryDirectory.appendingPathComponent("PostsDemoState-\(UUID())")
@@ -56,9 +68,9 @@ extension ExternalProcessTests {
                 try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
                 let corrupt = Data("user 3, I think".utf8)
                 try corrupt.write(to: folder.appendingPathComponent("userFilter.json"))
-                let run = try DemoRun(["--once", "--state-dir", folder.path])
+                let run = try DemoRun(once("--state-dir", folder.path))
                 #expect(run.status == 0)
-                #expect(run.output.split(separator: "\n").count == 100, "everyone's posts: the filter is forgotten")
+                #expect(run.output.split(separator: "\n").count == 3)
                 let lines = run.errors.split(separator: "\n")
                 #expect(lines.count == 1, "\(run.errors)")
                 #expect(
@@ -75,7 +87,7 @@ extension ExternalProcessTests {
         @Test func theDefaultFolderIsUnderXDGStateHome() throws {
             let stateHome = DemoStateHome()
             defer { stateHome.remove() }
-            let run = try Subprocess.run(DemoRun.binary.path, ["--once"], environment: stateHome.environment)
+            let run = try Subprocess.run(DemoRun.binary.path, once(), environment: stateHome.environment)
             #expect(run.status == 0)
             let files = try FileManager.default.contentsOfDirectory(
                 atPath: stateHome.url.appendingPathComponent("PostsDemo").path)
@@ -85,8 +97,7 @@ extension ExternalProcessTests {
         @Test func noStateWritesNothing() throws {
             let stateHome = DemoStateHome()
             defer { stateHome.remove() }
-            let run = try Subprocess.run(
-                DemoRun.binary.path, ["--once", "--no-state"], environment: stateHome.environment)
+            let run = try Subprocess.run(DemoRun.binary.path, once("--no-state"), environment: stateHome.environment)
             #expect(run.status == 0)
             #expect(!FileManager.default.fileExists(atPath: stateHome.url.path))
         }
