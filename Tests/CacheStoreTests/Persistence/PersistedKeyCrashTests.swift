@@ -47,14 +47,14 @@ let crashHandler = StoreActionHandler<CrashKey, CrashVersion, Void> { state, ver
                 .version))
     }
 
-    /// `swift test` kills 2 children; the full soak 200. The children write 10,000 versions in all
+    /// `swift test` kills 10 children; the full soak 400. The children write 10,000 versions in all
     /// at most, each acknowledging on its standard output every version a `flush()` saved.
     @Test func aProcessKilledWhileSavingLeavesAWholeVersionAtLeastTheLastFlushed() async throws {
         let folder = Self.folder(parent: getpid())
         try? FileManager.default.removeItem(at: folder)
         defer { try? FileManager.default.removeItem(at: folder) }
         var acknowledged = 0
-        for _ in 0..<(Soak.isFull ? 200 : 2) {
+        for _ in 0..<(Soak.isFull ? 400 : 10) {
             let result = await #expect(processExitsWith: .signal(SIGKILL), observing: [\.standardOutputContent]) {
                 let store = PersistedKeyCrashTests.makeStore(parent: getppid())
                 let start = store[.version]?.counter ?? 0

@@ -373,6 +373,27 @@ let prefsHandler = StoreActionHandler<PrefsKey, PrefsAction, Void> { state, acti
         }
     }
 
+    /// A file the process may not read: as root (this package's CI) every file can be read, so the
+    /// disk's folder is wrapped by one that refuses to read the theme's file as the system does
+    /// (EACCES); the rest, moving the file aside included, is the disk's.
+    @Test func aFileThatMayNotBeReadIsMovedAsideAndReported() async throws {
+        try await Self.inTemporaryFolder { folder in
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            let original = Self.validThemeFile("dark")
+            try original.write(to: folder.appendingPathComponent("theme.json"))
+            let store = Store(
+                initialValues: [:], actionHandler: prefsHandler, dependency: (), persistence: Self.persistence(folder),
+                backend: UnreadableFile(
+                    name: "theme.json", folder: PersistenceFolder(url: folder, durability: .flushed)))
+            #expect(store[.theme] == "light")
+            let error = try #require(store.persistenceErrors.first)
+            #expect(store.persistenceErrors.count == 1)
+            #expect(error.cause == .system("could not open for reading: Permission denied"))
+            #expect("\(error)".contains("theme.json could not be used: could not open for reading: Permission denied"))
+            try Self.expectMovedAside(error, original: original, in: folder)
+        }
+    }
+
     /// `debug` writes the errors of the restore, then each later one (a save's) when it happens.
     @Test func debugWritesEachPersistenceError() async throws {
         try await Self.inTemporaryFolder { folder in
@@ -640,5 +661,27 @@ extension PersistedKeyTests {
         if case .success = PersistedFileFormat.read(Data([0x43, 0xFF, 0xFE, 0x0A, 0x0A])) {
             Issue.record("non-UTF-8 bytes read as a value")
         }
+    }
+}
+
+/// The disk's folder, but the file `name` cannot be read, as a file of another user's is not.
+struct UnreadableFile: PersistenceBackend {
+    let name: String
+    let folder: PersistenceFolder
+
+    func fileURL(_ name: String) -> URL { folder.fileURL(name) }
+
+    func read(_ name: String) -> Result<Data?, PersistenceError.Cause> {
+        guard name == self.name else { return folder.read(name) }
+        return .failure(.system(DurableFileError(path: "", operation: "open for reading", code: EACCES).reason))
+    }
+
+    func write(_ name: String, _ data: Data) -> PersistenceError.Cause? { folder.write(name, data) }
+    func remove(_ name: String) -> PersistenceError.Cause? { folder.remove(name) }
+    func moveAside(_ name: String, at date: Date) -> URL? { folder.moveAside(name, at: date) }
+    func removeAbandonedTemporaryFiles(of names: [String]) { folder.removeAbandonedTemporaryFiles(of: names) }
+
+    func withFolderLock<T>(creatingFolder: Bool, _ body: (PersistenceError.Cause?) -> T) -> T {
+        folder.withFolderLock(creatingFolder: creatingFolder, body)
     }
 }
