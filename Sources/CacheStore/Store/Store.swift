@@ -44,6 +44,7 @@ import Observation
 ///
 /// - ``init(initialValues:actionHandler:dependency:isolation:persistence:)``
 /// - ``flush()``
+/// - ``update(_:sending:_:)``
 /// - ``persistenceErrors``
 ///
 /// ### Handling actions
