@@ -26,14 +26,23 @@ let store =
             initialValues: [.pageSize: 10], actionHandler: appHandler, dependency: client,
             persistence: postsPersistence(folder: $0))
     } ?? Store(initialValues: [.pageSize: 10], actionHandler: appHandler, dependency: client)
-for error in store.persistenceErrors {
-    StandardOutput.report("PostsDemo: \(TerminalText.sanitized(error.description))")
+/// Writes the persistence errors after the first `reported` ones, one line each; returns how many
+/// there are.
+func reportPersistenceErrors(after reported: Int = 0) -> Int {
+    let errors = store.persistenceErrors
+    for error in errors.dropFirst(reported) {
+        StandardOutput.report("PostsDemo: \(TerminalText.sanitized(error.description))")
+    }
+    return errors.count
 }
+let reportedAtLaunch = reportPersistenceErrors()
 
 if arguments.once || !Terminal.isInteractive {
     let status = await OnceRun.run(store)
     await store.flush()
+    _ = reportPersistenceErrors(after: reportedAtLaunch)
     exit(status)
 }
 await InteractiveApp(store: store, source: client.sourceDescription).run()
 await store.flush()
+_ = reportPersistenceErrors(after: reportedAtLaunch)

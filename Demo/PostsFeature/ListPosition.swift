@@ -13,8 +13,9 @@ struct ListPosition {
         let user = state.get(.userFilter, as: Int.self)
         count = user.map { user in posts.filter { $0.userId == user }.count } ?? posts.count
         pageSize = max(1, state.get(.pageSize, as: Int.self) ?? 10)
-        top = min(state.get(.top, as: Int.self) ?? 0, max(0, count - 1))
-        selected = state.get(.selected, as: Int.self) ?? 0
+        // Restored values may be anything an Int holds: brought within the posts, so no step overflows.
+        top = min(max(0, state.get(.top, as: Int.self) ?? 0), max(0, count - 1))
+        selected = min(max(0, state.get(.selected, as: Int.self) ?? 0), max(0, count - 1))
     }
 
     mutating func move(_ action: PostsAction) {

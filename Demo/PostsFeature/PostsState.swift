@@ -30,7 +30,11 @@ extension Store where Key == PostsKey {
     public var isLoading: Bool { self.get(.isLoading, as: Bool.self) ?? false }
     public var error: PostsError? { self.get(.error, as: PostsError.self) }
     public var wasCancelled: Bool { self.get(.wasCancelled, as: Bool.self) ?? false }
-    public var top: Int { self.get(.top, as: Int.self) ?? 0 }
+    /// The first post shown; a restored value outside the posts (a hand-edited file) reads as 0.
+    public var top: Int {
+        let top = self.get(.top, as: Int.self) ?? 0
+        return (0...max(0, visiblePosts.count - 1)).contains(top) ? top : 0
+    }
     public var selected: Int { self.get(.selected, as: Int.self) ?? 0 }
     public var pageSize: Int { self.get(.pageSize, as: Int.self) ?? 10 }
     public var userFilter: Int? { self.get(.userFilter, as: Int.self) }

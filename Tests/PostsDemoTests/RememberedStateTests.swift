@@ -1,3 +1,4 @@
+import CacheStore
 import CacheStoreTesting
 import Foundation
 import PostsFeature
@@ -60,6 +61,44 @@ extension ExternalProcessTests {
                 #expect(last.contains("10 posts · user 1"), "saved when SIGTERM ended it:\n\(last)")
                 try filtered.send("q")
                 #expect(try filtered.waitUntilExited())
+            }
+        }
+
+        /// A saved `top` the demo never writes (another version's, or a hand-edited file): the demo
+        /// starts on a page of the posts, and does not crash.
+        @Test(.enabled(if: Tmux.isAvailable, "needs tmux"), arguments: [-5, Int.max])
+        func aSavedTopOutsideThePostsStartsOnAPage(top: Int) async throws {
+            let folder = FileManager.default.temporaryDirectory.appendingPathComponent("PostsDemoState-\(UUID())")
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let writer = Store(
+                initialValues: [:],
+                actionHandler: StoreActionHandler<PostsKey, Int, Void> { state, top, _ in
+                    state.set(value: top, forKey: .top)
+                    return .none
+                },
+                dependency: (), persistence: postsPersistence(folder: folder))
+            writer.handle(action: top)
+            await writer.flush()
+            let command =
+                "'\(DemoRun.binary.path)' --url '\(server.url("posts.json").absoluteString)' --state-dir '\(folder.path)'"
+            let demo = try Tmux(running: command, rows: 16, columns: 70)
+            defer { demo.close() }
+            let screen = try demo.waitForScreen { $0.contains("page 1/") || $0.contains("Fatal error") }
+            #expect(screen.contains("page 1/") && screen.contains("> #"), "\(screen)")
+        }
+
+        /// A state folder that is a file: each key's restore, and the save at exit, are reported, one
+        /// line each, and the demo works all the same.
+        @Test func aStateFolderThatIsAFileIsReportedAndTheDemoGoesOn() throws {
+            try inStateFolder { folder in
+                try Data("not a folder".utf8).write(to: folder)
+                let run = try DemoRun(once("--state-dir", folder.path))
+                #expect(run.status == 0)
+                #expect(run.output.split(separator: "\n").count == 3)
+                let lines = run.errors.split(separator: "\n")
+                #expect(lines.count >= 4, "three restores and the save at exit:\n\(run.errors)")
+                #expect(lines.allSatisfy { $0.hasPrefix("PostsDemo: the key .") && $0.contains("could not be used") })
+                #expect(lines.contains { $0.contains("could not make the folder") }, "the save at exit")
             }
         }
 

@@ -12,6 +12,9 @@ struct PersistedWrites<Key: Hashable> {
     @usableFromInline var keyOfUpdate: Key?
     /// Whether the action of the update of ``keyOfUpdate`` wrote it.
     @usableFromInline var isKeyOfUpdateWritten = false
+    /// How many saves took each key: an update's action whose key a save took after the update
+    /// saved it is saved again (the save may have written an older value over the update's).
+    var takes: [Key: Int] = [:]
     /// Schedules a save on the persister's queue; called under the key space's lock.
     @usableFromInline let scheduleSave: () -> Void
 

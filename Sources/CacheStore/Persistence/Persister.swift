@@ -22,6 +22,8 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         var fileWrites = 0
         /// Where each new error is also written: the store's debug log, once it has one.
         var errorOutput: (@Sendable (PersistenceError) -> Void)?
+        /// The errors noted under the folder's lock, for ``errorOutput`` once the lock is let go.
+        var unwritten: [PersistenceError] = []
     }
 
     let persistence: Persistence<Key>
@@ -143,14 +145,25 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         }
     }
 
+    /// Keeps `error`; the error output gets it from ``writeNotedErrors()``, once the folder's lock is
+    /// let go: the app's code runs holding no lock.
     private func note(_ error: PersistenceError, for key: Key) {
-        let output = state.withLock { state in
+        state.withLock { state in
             state.errors.append(error)
             if state.errors.count > Self.errorLimit { state.errors.removeFirst() }
             if error.keepsFile { state.keptFiles.insert(key) }
-            return state.errorOutput
+            if state.errorOutput != nil { state.unwritten.append(error) }
         }
-        output?(error)
+    }
+
+    /// Writes the errors noted since the last call to the error output. On the queue, unlocked.
+    private func writeNotedErrors() {
+        let (output, errors) = state.withLock { state in
+            defer { state.unwritten = [] }
+            return (state.errorOutput, state.unwritten)
+        }
+        guard let output else { return }
+        for error in errors { output(error) }
     }
 
     /// Writes each error from now on to `output` too, and returns the errors so far: each error
@@ -158,6 +171,7 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     func writeErrors(to output: @escaping @Sendable (PersistenceError) -> Void) -> [PersistenceError] {
         state.withLock { state in
             state.errorOutput = output
+            state.unwritten = []  // among the errors returned
             return state.errors
         }
     }
@@ -203,6 +217,7 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
         guard !written.isEmpty else { return }
         // Without the lock the writes still run: the first that succeeds reports the lock's failure.
         folder.withFolderLock(creatingFolder: true) { lockFailure in save(written, of: core, lockFailure: lockFailure) }
+        writeNotedErrors()
     }
 
     private func save(
@@ -253,7 +268,7 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     /// the updates' values in the order they were saved. Returns the saved value.
     func update<Value: Sendable>(
         _ key: TypedKey<Key, Value>, _ transform: @escaping @Sendable (inout Value) -> Void,
-        send: @escaping @Sendable (Value, Data) -> Void
+        send: @escaping @Sendable (Value, Data, Int) -> Void
     ) async -> Result<Value, PersistenceError> {
         // The key is one of `keys`, which the queue's work reads already.
         nonisolated(unsafe) let key = key
@@ -263,7 +278,11 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
                 let result = folder.withFolderLock(creatingFolder: true) { cause in
                     lockedUpdate(key, transform, lockFailure: cause)
                 }
-                if case .success(let (value, file)) = result { send(value, file) }
+                writeNotedErrors()
+                // The saves that took the key after this point ran after its file was written.
+                if case .success(let (value, file)) = result {
+                    send(value, file, core?.persistedTakes(of: key.key) ?? 0)
+                }
                 done.resume(returning: result.map(\.value))
             }
         }
@@ -303,10 +322,12 @@ final class Persister<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     /// Runs `handle`, the handling of an update's action, in the store's turn: its write of the key
     /// is not saved again when it holds the value the update saved (`savedFile`), which may be
     /// older than what another process saved since; any other write of it is saved as usual.
-    func handleUpdateAction(of key: Key, savedFile: Data, _ handle: () -> Void) {
+    func handleUpdateAction(of key: Key, savedFile: Data, takes: Int, _ handle: () -> Void) {
         guard let core, let persisted = keys[key] else { return handle() }
-        let (isWritten, value) = core.withWritesUnmarked(of: key, handle)
+        let (isWritten, value, takesNow) = core.withWritesUnmarked(of: key, handle)
         guard isWritten else { return }
+        // A save took the key since the update wrote its file: it wrote an earlier write's value.
+        guard takesNow == takes else { return core.notePersistedWriteNow(of: key) }
         let file = value.flatMap { value in
             (try? persisted.encode(value)).map { PersistedFileFormat.file(schema: persisted.schema, payload: $0) }
         }

@@ -129,9 +129,9 @@ extension Store {
         }
         // The store's keys cross threads as its state does.
         nonisolated(unsafe) let plainKey = key.key
-        return try await persister.update(key, transform) { [engine] value, file in
+        return try await persister.update(key, transform) { [engine] value, file, takes in
             engine.performWhereActionsAreHandled(waiting: false) {
-                persister.handleUpdateAction(of: plainKey, savedFile: file) {
+                persister.handleUpdateAction(of: plainKey, savedFile: file, takes: takes) {
                     engine.process(action(value), from: .sent)
                 }
             }

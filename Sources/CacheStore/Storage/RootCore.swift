@@ -357,7 +357,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
 
     /// Runs `handle` (an update's action, in the store's turn) with the writes of `key` unmarked, and
     /// returns whether it wrote `key`, and the value `key` holds then.
-    func withWritesUnmarked(of key: Key, _ handle: () -> Void) -> (isWritten: Bool, value: Any?) {
+    func withWritesUnmarked(of key: Key, _ handle: () -> Void) -> (isWritten: Bool, value: Any?, takes: Int) {
         lock.withLock {
             persistedWrites?.keyOfUpdate = key
             persistedWrites?.isKeyOfUpdateWritten = false
@@ -365,8 +365,15 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
         handle()
         return lock.withLock {
             persistedWrites?.keyOfUpdate = nil
-            return (persistedWrites?.isKeyOfUpdateWritten ?? false, slots[key]?.value)
+            return (
+                persistedWrites?.isKeyOfUpdateWritten ?? false, slots[key]?.value, persistedWrites?.takes[key] ?? 0
+            )
         }
+    }
+
+    /// How many saves took `key` so far.
+    func persistedTakes(of key: Key) -> Int {
+        lock.withLock { persistedWrites?.takes[key] ?? 0 }
     }
 
     /// Marks `key` for the next save and schedules it: a write of the key the persister learned of
@@ -393,6 +400,7 @@ final class RootCore<Key: Hashable & SendableMetatype>: StorageCore, @unchecked 
             for index in persistedWrites!.isWritten.indices where persistedWrites!.isWritten.values[index] {
                 persistedWrites!.isWritten.values[index] = false
                 let key = persistedWrites!.isWritten.keys[index]
+                persistedWrites!.takes[key, default: 0] += 1
                 taken.append((key, slots[key]?.value))
             }
             return taken

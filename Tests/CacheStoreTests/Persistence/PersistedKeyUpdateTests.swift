@@ -292,6 +292,69 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
         return .none
     }
 
+    /// Sets the key to 5 after holding the turn at the gate (an action sent before the update, handled
+    /// after the update saved), and stops at `stopAt` as ``gatedHandler`` does.
+    static let holdThenSetFiveHandler = StoreActionHandler<CountKey, CountAction, CountGate> { state, action, gate in
+        switch action {
+        case .hold:
+            gate.reached.signal()
+            gate.gate.wait()
+            state[.count] = 5
+        case .setCount(let count):
+            state[.count] = count
+            if count == gate.stopAt {
+                gate.reached.signal()
+                gate.gate.wait()
+            }
+        default: break
+        }
+        return .none
+    }
+
+    /// An action handled after the update's save and before the update's action writes 5; a save
+    /// (the timer's) runs while the update's action is handled, saving 5 over the update's 1. The
+    /// store ends at 1, the last value it held: the file must too.
+    @Test func aSaveBetweenAnUpdatesSaveAndItsActionDoesNotLeaveTheFileStale() async throws {
+        try await PersistedKeyTests.inTemporaryFolder { folder in
+            let gate = CountGate(stopAt: 1)
+            let store = Store(
+                initialValues: [:], actionHandler: Self.holdThenSetFiveHandler, dependency: gate,
+                persistence: Self.persistence(folder, interval: .seconds(3_600)))
+            await gate.holdTheTurn(of: store)
+            try await store.update(.count, sending: CountAction.setCount) { $0 = 1 }  // saved; its action waits
+            gate.gate.signal()  // the holder writes 5, then handles the update's action, stopping at 1
+            await Self.wait(for: gate.reached)
+            await store.flush()  // as the timer's save would: saves 5
+            gate.gate.signal()
+            await Self.eventually { store[.count] == 1 }
+            await store.flush()
+            #expect(store[.count] == 1)
+            #expect(Self.makeStore(folder)[.count] == 1, "the store's last value, 1, is saved")
+        }
+    }
+
+    /// `debug(_:)`'s closures are code of the app, which no store runs holding a lock (Threading):
+    /// a persistence error found by an update is written without the folder's lock held.
+    @Test func aPersistenceErrorIsWrittenToTheDebugLogWithoutTheFoldersLockHeld() async throws {
+        try await PersistedKeyTests.inTemporaryFolder { folder in
+            let store = Self.makeStore(folder, interval: .seconds(3_600))
+            let lockPath = folder.appendingPathComponent(".cachestore.lock").path
+            let heldWhileWriting = Locked<[Bool]>([])
+            store.debug(label: "probe") { text in
+                guard text.contains("Persistence error") else { return }
+                let descriptor = open(lockPath, O_RDWR | O_CLOEXEC)
+                defer { close(descriptor) }
+                let held = flock(descriptor, LOCK_EX | LOCK_NB) != 0 && errno == EWOULDBLOCK
+                heldWhileWriting.withLock { $0.append(held) }
+            }
+            try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+            try Data("not a persisted file".utf8).write(to: folder.appendingPathComponent("count.json"))
+            try await store.update(.count, sending: CountAction.setCount) { $0 += 1 }
+            let held = heldWhileWriting.withLock { $0 }
+            #expect(held == [false], "the folder's lock was held while the app's debug closure ran: \(held)")
+        }
+    }
+
     /// A store makes 70 updates while its actions wait; another store then adds 1; a save runs while
     /// the first store's actions are being handled: the file ends at 71.
     @Test func manyUpdatesWhoseActionsWaitDoNotLoseAnotherStoresUpdate() async throws {
