@@ -109,7 +109,9 @@ extension Store {
     /// - Parameters:
     ///   - key: A key of the store's ``Persistence``, of the type it is persisted as.
     ///   - action: The action that sets the key to the saved value: an action case that holds it.
-    ///   - transform: Changes the value; it runs on the store's saving queue, while the lock is held.
+    ///   - transform: Changes the value; it runs on the store's saving queue, while the lock is held,
+    ///     so it must not make, flush or release a store of the same folder, which would wait for
+    ///     that lock or that queue.
     /// - Returns: The value saved.
     /// - Throws: ``PersistenceError`` when the lock cannot be taken, the file is of a later schema,
     ///   or the value cannot be saved; the file and the store are then as they were. A key that is
