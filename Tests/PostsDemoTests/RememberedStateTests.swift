@@ -83,8 +83,9 @@ extension ExternalProcessTests {
                 "'\(DemoRun.binary.path)' --url '\(server.url("posts.json").absoluteString)' --state-dir '\(folder.path)'"
             let demo = try Tmux(running: command, rows: 16, columns: 70)
             defer { demo.close() }
-            let screen = try demo.waitForScreen { $0.contains("page 1/") || $0.contains("Fatal error") }
-            #expect(screen.contains("page 1/") && screen.contains("> #"), "\(screen)")
+            // The posts shown (a post selected), or the program stopped.
+            let screen = try demo.waitForScreen { $0.contains("> #") || $0.contains("Fatal error") }
+            #expect(screen.contains("page 1/1 · 3 posts") && screen.contains("> #1 "), "\(screen)")
         }
 
         /// A state folder that is a file: each key's restore, and the save at exit, are reported, one
