@@ -77,8 +77,10 @@ extension ExternalProcessTests {
         @Test func noFrameIsDrawnAfterQuittingOnFastKeys() throws {
             let tmux = try Tmux(shellRows: 16, columns: 70)
             defer { tmux.close() }
-            for _ in 0..<6 {  // each run from the top: remembering nothing of the one before
-                try tmux.type("clear; " + Self.commandLine(["--no-state"]))
+            // Each run from the top, remembering nothing of the one before; 100 posts served at once.
+            let arguments = ["--no-state", "--url", server.url("hundred.json").absoluteString]
+            for _ in 0..<6 {
+                try tmux.type("clear; " + Self.commandLine(arguments))
                 _ = try tmux.waitForScreen { $0.contains("page 1/10") }
                 try tmux.send("-l", "nnnnnpppnnuuuq")
                 let after = try tmux.waitForScreen { $0.contains("exited=0") }

@@ -50,43 +50,6 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
             persistence: persistence(folder, interval: interval))
     }
 
-    /// The folder two child processes share: named after the test process, their parent.
-    static func sharedFolder(parent: pid_t) -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("PersistedKeyUpdate-\(parent)")
-    }
-
-    /// A child process's work: a thousand updates, each adding 1.
-    static func incrementAThousandTimes(in folder: URL) async {
-        let store = makeStore(folder)
-        for _ in 0..<1_000 {
-            do {
-                try await store.update(.count, sending: CountAction.setCount) { $0 += 1 }
-            } catch {
-                fatalError("\(error)")
-            }
-        }
-    }
-
-    /// Two processes each add 1 a thousand times, at once: the file ends at 2,000.
-    @Test func twoProcessesEachIncrementingAThousandTimesEndAtTwoThousand() async throws {
-        let folder = Self.sharedFolder(parent: getpid())
-        try? FileManager.default.removeItem(at: folder)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        async let first = #expect(processExitsWith: .success) {
-            await PersistedKeyUpdateTests.incrementAThousandTimes(
-                in: PersistedKeyUpdateTests.sharedFolder(parent: getppid()))
-        }
-        async let second = #expect(processExitsWith: .success) {
-            await PersistedKeyUpdateTests.incrementAThousandTimes(
-                in: PersistedKeyUpdateTests.sharedFolder(parent: getppid()))
-        }
-        let results = await (first, second)
-        #expect(results.0 != nil && results.1 != nil, "both children counted")
-        let store = Self.makeStore(folder)
-        #expect(store[.count] == 2_000)
-        #expect(store.persistenceErrors == [])
-    }
-
     /// Two stores of one process on one folder, updating from many tasks at once, lose nothing.
     @Test func twoStoresOfOneProcessLoseNoUpdate() async throws {
         try await PersistedKeyTests.inTemporaryFolder { folder in
@@ -94,7 +57,7 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for task in 0..<8 {
                     group.addTask {
-                        for _ in 0..<50 {
+                        for _ in 0..<20 {
                             try await stores[task % 2].update(.count, sending: CountAction.setCount) { $0 += 1 }
                         }
                     }
@@ -102,7 +65,7 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
                 try await group.waitForAll()
             }
             for store in stores { await store.flush() }
-            #expect(Self.makeStore(folder)[.count] == 400)
+            #expect(Self.makeStore(folder)[.count] == 160)
         }
     }
 
@@ -402,7 +365,7 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
         let store = Store(
             initialValues: [:], actionHandler: countHandler, dependency: (), isolation: .mainActor,
             persistence: Self.persistence(folder))
-        for expected in 1...50 {
+        for expected in 1...20 {
             let saved = try await store.update(.count, sending: CountAction.setCount) { $0 += 1 }
             #expect(saved == expected)
             #expect(store[.count] == expected)
@@ -428,5 +391,48 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
         }
         let message = String(decoding: result?.standardErrorContent ?? [], as: UTF8.self)
         #expect(message.contains("update(.count as String): .count is persisted as Int, not String"), "\(message)")
+    }
+}
+
+extension CPUHeavySuites {
+    /// Two processes updating one key at once, among the CPU-heavy suites: each child is a whole test
+    /// process that saves a thousand times.
+    @Suite(.timeLimit(.minutes(5))) struct PersistedKeyProcessTests {
+        /// The folder two child processes share: named after the test process, their parent.
+        static func sharedFolder(parent: pid_t) -> URL {
+            FileManager.default.temporaryDirectory.appendingPathComponent("PersistedKeyUpdate-\(parent)")
+        }
+
+        /// A child process's work: a thousand updates, each adding 1.
+        static func incrementAThousandTimes(in folder: URL) async {
+            let store = PersistedKeyUpdateTests.makeStore(folder)
+            for _ in 0..<1_000 {
+                do {
+                    try await store.update(.count, sending: CountAction.setCount) { $0 += 1 }
+                } catch {
+                    fatalError("\(error)")
+                }
+            }
+        }
+
+        /// Two processes each add 1 a thousand times, at once: the file ends at 2,000.
+        @Test func twoProcessesEachIncrementingAThousandTimesEndAtTwoThousand() async throws {
+            let folder = Self.sharedFolder(parent: getpid())
+            try? FileManager.default.removeItem(at: folder)
+            defer { try? FileManager.default.removeItem(at: folder) }
+            async let first = #expect(processExitsWith: .success) {
+                await PersistedKeyProcessTests.incrementAThousandTimes(
+                    in: PersistedKeyProcessTests.sharedFolder(parent: getppid()))
+            }
+            async let second = #expect(processExitsWith: .success) {
+                await PersistedKeyProcessTests.incrementAThousandTimes(
+                    in: PersistedKeyProcessTests.sharedFolder(parent: getppid()))
+            }
+            let results = await (first, second)
+            #expect(results.0 != nil && results.1 != nil, "both children counted")
+            let store = PersistedKeyUpdateTests.makeStore(folder)
+            #expect(store[.count] == 2_000)
+            #expect(store.persistenceErrors == [])
+        }
     }
 }
