@@ -228,9 +228,16 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
     /// the main queue held.
     final class CountGate: @unchecked Sendable {
         let stopAt: Int?
+        /// What the holder writes once the gate lets it go: an action sent before an update, and
+        /// handled after the update saved.
+        let countAfterHold: Int?
         let reached = DispatchSemaphore(value: 0)
         let gate = DispatchSemaphore(value: 0)
-        init(stopAt: Int?) { self.stopAt = stopAt }
+
+        init(stopAt: Int?, countAfterHold: Int? = nil) {
+            self.stopAt = stopAt
+            self.countAfterHold = countAfterHold
+        }
 
         /// Returns once a thread of its own handles `.hold` in `store`, waiting at the gate.
         func holdTheTurn(of store: Store<CountKey, CountAction, CountGate>) async {
@@ -244,25 +251,7 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
         case .hold:
             gate.reached.signal()
             gate.gate.wait()
-        case .setCount(let count):
-            state[.count] = count
-            if count == gate.stopAt {
-                gate.reached.signal()
-                gate.gate.wait()
-            }
-        default: break
-        }
-        return .none
-    }
-
-    /// Sets the key to 5 after holding the turn at the gate (an action sent before the update, handled
-    /// after the update saved), and stops at `stopAt` as ``gatedHandler`` does.
-    static let holdThenSetFiveHandler = StoreActionHandler<CountKey, CountAction, CountGate> { state, action, gate in
-        switch action {
-        case .hold:
-            gate.reached.signal()
-            gate.gate.wait()
-            state[.count] = 5
+            if let count = gate.countAfterHold { state[.count] = count }
         case .setCount(let count):
             state[.count] = count
             if count == gate.stopAt {
@@ -279,9 +268,9 @@ let countHandler = StoreActionHandler<CountKey, CountAction, Void> { state, acti
     /// store ends at 1, the last value it held: the file must too.
     @Test func aSaveBetweenAnUpdatesSaveAndItsActionDoesNotLeaveTheFileStale() async throws {
         try await PersistedKeyTests.inTemporaryFolder { folder in
-            let gate = CountGate(stopAt: 1)
+            let gate = CountGate(stopAt: 1, countAfterHold: 5)
             let store = Store(
-                initialValues: [:], actionHandler: Self.holdThenSetFiveHandler, dependency: gate,
+                initialValues: [:], actionHandler: Self.gatedHandler, dependency: gate,
                 persistence: Self.persistence(folder, interval: .seconds(3_600)))
             await gate.holdTheTurn(of: store)
             try await store.update(.count, sending: CountAction.setCount) { $0 = 1 }  // saved; its action waits
