@@ -94,7 +94,7 @@ extension Store {
     ///
     /// ```swift
     /// // Two processes that each count their launches this way never lose one.
-    /// let launches = try await store.update(.launches, sending: { .launchesChanged($0) }) { $0 += 1 }
+    /// let launches = try await store.update(.launches, sending: AppAction.launchesChanged) { $0 += 1 }
     /// ```
     ///
     /// Under the lock (an advisory `flock` of the folder's `.cachestore.lock`, which the stores of
