@@ -1,0 +1,377 @@
+import Foundation
+
+/// A journal read back from its file: its steps, the recorded state at any step, and a replay of
+/// its actions through a handler.
+///
+/// ```swift
+/// let recorded = try RecordedJournal(contentsOf: sessionURL, journal: journal)
+/// let middle = try recorded.state(at: recorded.steps / 2)  // the nearest checkpoint, then forward
+/// let replay = try recorded.replay(actionHandler: postsHandler, dependency: .unimplemented)
+/// if let divergence = replay.divergence { print(divergence) }  // the first step that differs
+/// ```
+///
+/// Reading checks every record's length and checksum, the types that recorded the journal, its
+/// keys, and that every action still decodes, so that each of these is a ``JournalError`` before
+/// any state is made. A file cut off inside its last record (a process killed while writing it)
+/// reads up to the record before it, and says so in ``isCutShort``. The file is mapped, not read:
+/// what stays in memory is an offset per step and per checkpoint.
+///
+/// ## Topics
+///
+/// ### Reading a journal
+///
+/// - ``init(contentsOf:journal:)``
+/// - ``steps``
+/// - ``step(_:)``
+/// - ``JournalStep``
+/// - ``isCutShort``
+///
+/// ### Travelling in time
+///
+/// - ``state(at:)``
+/// - ``stateJSON(at:)``
+///
+/// ### Replaying
+///
+/// - ``replay(actionHandler:dependency:skipping:)``
+/// - ``replay(actionHandler:skipping:)``
+/// - ``JournalReplay``
+/// - ``JournalDivergence``
+public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Codable>: @unchecked Sendable {
+    /// The journal's settings it is read with: its keys' types.
+    public let journal: Journal<Key, Action>
+    /// Whether the file ends inside a record, which is left out: a process was killed while writing it.
+    public let isCutShort: Bool
+    private let path: String
+    private let bytes: Data
+    /// The offset of each step's record.
+    private let stepOffsets: [Int]
+    /// Each checkpoint: the number of steps before it, and its record's offset.
+    private let checkpoints: [(step: Int, offset: Int)]
+    let keyIndex: [String: Int]
+
+    /// Reads the journal at `url`, with the key types of `journal`.
+    ///
+    /// - Parameters:
+    ///   - url: The journal's file.
+    ///   - journal: The settings it was recorded with (its file is not read): every recorded key
+    ///     must be listed, with the type it was recorded with.
+    /// - Throws: ``JournalError``: a file that cannot be read, is not a journal, is of a later
+    ///   format, was recorded by other types, records an unlisted key, has a damaged record before its
+    ///   last, or holds an action that no longer decodes.
+    public init(contentsOf url: URL, journal: Journal<Key, Action>) throws(JournalError) {
+        self.journal = journal
+        let path = url.path
+        let keyIndex = Dictionary(uniqueKeysWithValues: journal.keys.indices.map { (journal.keys[$0].name, $0) })
+        self.path = path
+        self.keyIndex = keyIndex
+        let bytes: Data
+        do {
+            bytes = try Data(contentsOf: url, options: .alwaysMapped)
+        } catch {
+            throw .file(path: url.path, operation: "read", message: (error as NSError).localizedDescription)
+        }
+        var stepOffsets: [Int] = []
+        var checkpoints: [(step: Int, offset: Int)] = []
+        let scan = try Self.scan(bytes, path: path, keyIndex: keyIndex, journal: journal) {
+            kind, offset, payload throws(JournalError) in
+            switch kind {
+            case .header: break
+            case .checkpoint:
+                checkpoints.append((stepOffsets.count, offset))
+            case .action:
+                let step = try RawStep.parse(payload, at: offset)
+                if step.origin != .changesOnly {
+                    _ = try Self.decodeAction(step.action, step: stepOffsets.count)
+                }
+                for change in step.changes where keyIndex[change.name] == nil { throw .unknownKey(change.name) }
+                stepOffsets.append(offset)
+            }
+        }
+        guard checkpoints.first?.step == 0 else {
+            throw .corruptRecord(offset: scan.end, reason: "the journal ends before its first checkpoint")
+        }
+        isCutShort = scan.isCutShort
+        self.bytes = bytes
+        self.stepOffsets = stepOffsets
+        self.checkpoints = checkpoints
+    }
+
+    /// How many actions the file holds.
+    public var steps: Int { stepOffsets.count }
+
+    /// The action at `index` (from 0), and where it came from.
+    ///
+    /// - Throws: ``JournalError/noSuchStep(_:steps:)`` for an index out of the journal.
+    public func step(_ index: Int) throws(JournalError) -> JournalStep<Action> {
+        guard stepOffsets.indices.contains(index) else { throw .noSuchStep(index, steps: steps) }
+        let raw = try rawStep(index)
+        let action = raw.origin == .changesOnly ? nil : try Self.decodeAction(raw.action, step: index)
+        return JournalStep(raw: raw, action: action)
+    }
+
+    /// The recorded keys' values after the first `steps` steps (`0`: the state the journal starts
+    /// from): the nearest checkpoint, then the recorded changes, with no handler run.
+    ///
+    /// - Throws: ``JournalError/noSuchStep(_:steps:)`` past the end; ``JournalError/undecodableValue(key:valueType:message:)``.
+    public func state(at steps: Int) throws(JournalError) -> [Key: Any] {
+        try decode(encodedState(at: steps))
+    }
+
+    /// The recorded keys' values after the first `steps` steps, as one JSON object whose keys are
+    /// the keys' names, sorted: byte for byte what a replay to that step holds.
+    public func stateJSON(at steps: Int) throws(JournalError) -> Data {
+        Self.canonicalJSON(try encodedState(at: steps), keys: journal.keys)
+    }
+
+    // MARK: - Records
+
+    /// The state's values' JSON after `steps` steps, by key index.
+    func encodedState(at steps: Int) throws(JournalError) -> [[UInt8]?] {
+        guard (0...self.steps).contains(steps) else { throw .noSuchStep(steps, steps: self.steps) }
+        let checkpoint = checkpoints.last { $0.step <= steps }!
+        var values = try checkpointValues(at: checkpoint.offset)
+        for index in checkpoint.step..<steps {
+            for change in try rawStep(index).changes { values[keyIndex[change.name]!] = change.value }
+        }
+        return values
+    }
+
+    /// The values of the checkpoint at `offset`, by key index.
+    func checkpointValues(at offset: Int) throws(JournalError) -> [[UInt8]?] {
+        try withPayload(at: offset) { payload throws(JournalError) in
+            var reader = JournalPayloadReader(payload)
+            guard reader.integer(UInt64.self) != nil, reader.integer(Int64.self) != nil,
+                reader.integer(UInt64.self) != nil, let count = reader.integer(UInt32.self)
+            else { throw .corruptRecord(offset: offset, reason: "a checkpoint ends early") }
+            var values = [[UInt8]?](repeating: nil, count: journal.keys.count)
+            for _ in 0..<count {
+                guard let name = reader.text(), let value = reader.field() else {
+                    throw .corruptRecord(offset: offset, reason: "a checkpoint ends early")
+                }
+                guard let index = keyIndex[name] else { throw .unknownKey(name) }
+                values[index] = Array(value)
+            }
+            return values
+        }
+    }
+
+    /// The step at `index`, as the file holds it.
+    func rawStep(_ index: Int) throws(JournalError) -> RawStep {
+        let offset = stepOffsets[index]
+        return try withPayload(at: offset) { payload throws(JournalError) in try RawStep.parse(payload, at: offset) }
+    }
+
+    private func withPayload<Value>(
+        at offset: Int, _ body: (UnsafeRawBufferPointer) throws(JournalError) -> Value
+    ) throws(JournalError) -> Value {
+        let result = bytes.withUnsafeBytes { file -> Result<Value, JournalError> in
+            let length = Int(UInt32(littleEndian: file.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            let start = offset + JournalFileFormat.frameSize + 1
+            do throws(JournalError) {
+                return .success(
+                    try body(
+                        UnsafeRawBufferPointer(rebasing: file[start..<(offset + JournalFileFormat.frameSize + length)]))
+                )
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// Decodes each value by its key's type.
+    func decode(_ values: [[UInt8]?]) throws(JournalError) -> [Key: Any] {
+        let decoder = JSONDecoder()
+        var state: [Key: Any] = [:]
+        for (index, value) in values.enumerated() {
+            guard let value else { continue }
+            let key = journal.keys[index]
+            do {
+                state[key.key] = try key.decode(Data(value), decoder)
+            } catch {
+                throw .undecodableValue(key: key.name, valueType: "\(key.valueType)", message: "\(error)")
+            }
+        }
+        return state
+    }
+
+    static func decodeAction(_ bytes: [UInt8], step: Int) throws(JournalError) -> Action {
+        do {
+            return try JSONDecoder().decode(Action.self, from: Data(bytes))
+        } catch {
+            throw .undecodableAction(step: step, actionType: String(reflecting: Action.self), message: "\(error)")
+        }
+    }
+
+    /// `{"name":value,…}`, names sorted.
+    static func canonicalJSON(_ values: [[UInt8]?], keys: [JournalKey<Key>]) -> Data {
+        var json = Data("{".utf8)
+        let present = keys.indices.filter { values[$0] != nil }.sorted { keys[$0].name < keys[$1].name }
+        for (position, index) in present.enumerated() {
+            if position > 0 { json.append(UInt8(ascii: ",")) }
+            json.append((try? JSONEncoder.canonical().encode(keys[index].name)) ?? Data())
+            json.append(UInt8(ascii: ":"))
+            json.append(contentsOf: values[index]!)
+        }
+        json.append(UInt8(ascii: "}"))
+        return json
+    }
+
+    // MARK: - Scanning
+
+    /// Walks the file's records, checking each frame, and hands each record's kind, offset and
+    /// payload to `visit`.
+    ///
+    /// - Returns: Where the last whole record ends, and whether bytes of a torn record follow it.
+    private static func scan(
+        _ bytes: Data, path: String, keyIndex: [String: Int], journal: Journal<Key, Action>,
+        _ visit: (JournalRecordKind, Int, UnsafeRawBufferPointer) throws(JournalError) -> Void
+    ) throws(JournalError) -> (end: Int, isCutShort: Bool) {
+        let result = bytes.withUnsafeBytes { file -> Result<(end: Int, isCutShort: Bool), JournalError> in
+            do throws(JournalError) {
+                return .success(try scan(file, path: path, keyIndex: keyIndex, journal: journal, visit))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    private static func scan(
+        _ file: UnsafeRawBufferPointer, path: String, keyIndex: [String: Int], journal: Journal<Key, Action>,
+        _ visit: (JournalRecordKind, Int, UnsafeRawBufferPointer) throws(JournalError) -> Void
+    ) throws(JournalError) -> (end: Int, isCutShort: Bool) {
+        let magic = Array(JournalFileFormat.magic.utf8)
+        guard file.count > magic.count, file.prefix(magic.count).elementsEqual(magic),
+            let lineEnd = file[magic.count...].firstIndex(of: UInt8(ascii: "\n")),
+            let version = Int(String(decoding: file[magic.count..<lineEnd], as: UTF8.self)), version >= 1
+        else { throw .notAJournal(path: path) }
+        guard version <= JournalFileFormat.version else { throw .newerFormat(version) }
+        var offset = lineEnd + 1
+        var isFirst = true
+        while offset < file.count {
+            let left = file.count - offset
+            guard left >= JournalFileFormat.frameSize + 1 else { return (offset, true) }
+            let length = Int(UInt32(littleEndian: file.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            let end = offset + JournalFileFormat.frameSize + length
+            guard length >= 1, length <= JournalFileFormat.maximumRecordSize else {
+                throw .corruptRecord(offset: offset, reason: "its length is \(length)")
+            }
+            guard end <= file.count else { return (offset, true) }
+            let checksum = UInt64(littleEndian: file.loadUnaligned(fromByteOffset: offset + 4, as: UInt64.self))
+            let covered = UnsafeRawBufferPointer(rebasing: file[(offset + JournalFileFormat.frameSize)..<end])
+            guard JournalFileFormat.fnv1a64(covered) == checksum else {
+                // A checksum that fails on the last record is a write cut short; before it, damage.
+                if end == file.count { return (offset, true) }
+                throw .corruptRecord(offset: offset, reason: "its checksum does not match its contents")
+            }
+            guard let kind = JournalRecordKind(rawValue: covered[0]), (kind == .header) == isFirst else {
+                throw .corruptRecord(
+                    offset: offset, reason: isFirst ? "the journal has no header" : "its kind is unknown")
+            }
+            let payload = UnsafeRawBufferPointer(rebasing: covered.dropFirst())
+            if kind == .header { try checkHeader(payload, offset: offset, keyIndex: keyIndex) }
+            try visit(kind, offset, payload)
+            isFirst = false
+            offset = end
+        }
+        if isFirst { throw .notAJournal(path: path) }
+        return (offset, false)
+    }
+
+    private static func checkHeader(_ payload: UnsafeRawBufferPointer, offset: Int, keyIndex: [String: Int])
+        throws(JournalError)
+    {
+        guard let header = try? JSONDecoder().decode(JournalHeader.self, from: Data(payload)) else {
+            throw .corruptRecord(offset: offset, reason: "its header is not readable")
+        }
+        let expected = (String(reflecting: Key.self), String(reflecting: Action.self))
+        guard (header.keyType, header.actionType) == expected else {
+            throw .otherTypes(
+                recorded: "Store<\(header.keyType), \(header.actionType)>",
+                expected: "Store<\(expected.0), \(expected.1)>")
+        }
+        if let unknown = header.keys.first(where: { keyIndex[$0] == nil }) { throw .unknownKey(unknown) }
+    }
+}
+
+/// One recorded action, as a ``RecordedJournal`` gives it.
+///
+/// ```swift
+/// let step = try recorded.step(41)
+/// print(step.sequence, step.origin, step.action as Any)
+/// ```
+public struct JournalStep<Action>: @unchecked Sendable {
+    /// Where a recorded action came from.
+    public enum Origin: Sendable, Equatable {
+        /// Sent with `handle(action:)`.
+        case sent
+        /// Returned by a handler as an immediate action.
+        case immediate
+        /// Sent by an effect; its id as the debug log writes it.
+        case effect(id: String)
+        /// Recorded by its changes alone (``JournalRedaction/changesOnly``).
+        case changesOnly
+    }
+
+    /// Its number in the recording: the first action recorded is 1.
+    public let sequence: UInt64
+    /// When the store handled it.
+    public let time: Date
+    /// Where it came from.
+    public let origin: Origin
+    /// The action as recorded (its replacement, for a redacted one); `nil` when only its changes
+    /// were recorded.
+    public let action: Action?
+    /// The names of the recorded keys whose values it changed.
+    public let changedKeys: [String]
+
+    init(raw: RawStep, action: Action?) {
+        sequence = raw.sequence
+        time = Date(timeIntervalSince1970: Double(raw.time) / 1_000_000_000)
+        switch raw.origin {
+        case .sent: origin = .sent
+        case .immediate: origin = .immediate
+        case .effect: origin = .effect(id: raw.effectID)
+        case .changesOnly: origin = .changesOnly
+        }
+        self.action = action
+        changedKeys = raw.changes.map(\.name)
+    }
+}
+
+/// An action record's fields.
+struct RawStep {
+    var sequence: UInt64
+    var time: Int64
+    var origin: JournalOrigin
+    var effectID: String
+    var action: [UInt8]
+    var changes: [(name: String, value: [UInt8]?)]
+    var stateHash: UInt64
+
+    static func parse(_ payload: UnsafeRawBufferPointer, at offset: Int) throws(JournalError) -> RawStep {
+        var reader = JournalPayloadReader(payload)
+        guard let sequence = reader.integer(UInt64.self), let time = reader.integer(Int64.self),
+            let originByte = reader.integer(UInt8.self), let effectID = reader.text(), let action = reader.field(),
+            let count = reader.integer(UInt32.self)
+        else { throw .corruptRecord(offset: offset, reason: "an action ends early") }
+        guard let origin = JournalOrigin(rawValue: originByte) else {
+            throw .corruptRecord(offset: offset, reason: "an action's origin is unknown")
+        }
+        var changes: [(name: String, value: [UInt8]?)] = []
+        for _ in 0..<count {
+            guard let name = reader.text(), let present = reader.integer(UInt8.self), let value = reader.field() else {
+                throw .corruptRecord(offset: offset, reason: "an action ends early")
+            }
+            changes.append((name, present == 0 ? nil : Array(value)))
+        }
+        guard let stateHash = reader.integer(UInt64.self), reader.isAtEnd else {
+            throw .corruptRecord(offset: offset, reason: "an action's length does not match its fields")
+        }
+        return RawStep(
+            sequence: sequence, time: time, origin: origin, effectID: effectID, action: Array(action), changes: changes,
+            stateHash: stateHash)
+    }
+}

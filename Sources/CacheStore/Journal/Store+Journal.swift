@@ -1,0 +1,39 @@
+extension Store where Action: Codable {
+    /// Starts recording every action the store handles to `journal`'s file, from the state it holds
+    /// now.
+    ///
+    /// ```swift
+    /// let recorder = try store.startRecording(
+    ///     Journal<PostsKey, PostsAction>(file: sessionURL).recording(.posts).recording(.query))
+    /// ```
+    ///
+    /// The file is made, or replaced, with a header and a checkpoint of the recorded keys; from then
+    /// on each action is appended in the store's turn, before `handle(action:)` returns. A store records
+    /// one journal at a time, and a test store's store records none.
+    ///
+    /// - Parameter journal: What to record, and where.
+    /// - Returns: The recording: ``JournalRecorder/stop()`` ends it, and so does the store's release.
+    /// - Throws: ``JournalError`` when the file cannot be made or a recorded key's value cannot be
+    ///   encoded; nothing is recorded then.
+    public func startRecording(_ journal: Journal<Key, Action>) throws(JournalError) -> JournalRecorder<Key, Action> {
+        let result = inTurn { () -> Result<JournalRecorder<Key, Action>, JournalError> in
+            precondition(
+                engine.observer == nil,
+                "Store.startRecording: this store already records a journal, or is a test store's store")
+            let writer: JournalWriter<Key, Action>
+            do throws(JournalError) {
+                writer = try JournalWriter(journal: journal, state: engine.state.core.allValues(observing: false))
+            } catch {
+                return .failure(error)
+            }
+            // The store's engine, weakly: its release ends the recording, and `stop()` after it has nothing to detach.
+            let detach = UncheckedSendable<() -> Void> { [weak engine] in
+                engine?.queue.perform(waiting: false) { [weak engine] in engine?.observer = nil }
+            }
+            let recorder = JournalRecorder(writer: writer, detach: detach)
+            engine.observer = ActionObserver(handled: recorder.record)
+            return .success(recorder)
+        }
+        return try result.get()
+    }
+}

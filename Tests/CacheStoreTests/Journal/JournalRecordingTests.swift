@@ -1,0 +1,311 @@
+import Foundation
+import Testing
+
+@testable import CacheStore
+
+/// Recording a journal: every action the handler runs, with its origin and the recorded keys it
+/// changed, checkpoints, redaction, windows; and reading it back, a file cut short or damaged
+/// included.
+@Suite(.timeLimit(.minutes(2))) struct JournalRecordingTests {
+    @Test func eachActionIsRecordedWithItsOriginSequenceAndChanges() async throws {
+        try await inTemporaryJournal { file in
+            let store = Store(initialValues: [NoteKey.count: 5], actionHandler: noteHandler)
+            let recorder = try store.startRecording(noteJournal(file))
+            store.handle(action: .type("hello"))
+            store.handle(action: .echo)
+            store.handle(action: .fetch)
+            while store[.tags].isEmpty { await Task.yield() }
+            store.handle(action: .clear)
+            recorder.stop()
+            #expect(recorder.recordedSteps == 6)
+
+            let recorded = try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            #expect(recorded.steps == 6)
+            #expect(!recorded.isCutShort)
+            let steps = try (0..<6).map { try recorded.step($0) }
+            #expect(steps.map(\.sequence) == [1, 2, 3, 4, 5, 6])
+            #expect(steps.map(\.action) == [.type("hello"), .echo, .increment, .fetch, .tag("fetched"), .clear])
+            #expect(steps.map(\.origin) == [.sent, .sent, .immediate, .sent, .effect(id: "\"fetch\""), .sent])
+            #expect(steps.map(\.changedKeys) == [[".text"], [], [".count"], [], [".tags"], [".text"]])
+            #expect(steps.map(\.time) == steps.map(\.time).sorted())
+            #expect(try String(decoding: recorded.stateJSON(at: 0), as: UTF8.self) == #"{".count":5}"#)
+            #expect(
+                try String(decoding: recorded.stateJSON(at: 6), as: UTF8.self)
+                    == #"{".count":6,".tags":["fetched"]}"#)
+            #expect(try recorded.state(at: 1)[.text] as? String == "hello")
+            #expect(try recorded.state(at: 6)[.text] == nil)
+        }
+    }
+
+    @Test func theStateAtEveryStepIsTheLiveStateThen() async throws {
+        try await inTemporaryJournal { file in
+            let journal = noteJournal(file, checkpointInterval: 7)
+            let store = Store(initialValues: [:], actionHandler: noteHandler)
+            let recorder = try store.startRecording(journal)
+            var live = [store.allValues]
+            for index in 0..<50 {
+                let actions: [NoteAction] = [.type("t\(index)"), .increment, .tag("\(index % 3)"), .clear]
+                store.handle(action: actions[index % actions.count])
+                live.append(store.allValues)
+            }
+            recorder.stop()
+            let recorded = try RecordedJournal(contentsOf: file, journal: journal)
+            #expect(recorded.steps == 50)
+            for (step, state) in live.enumerated() {
+                let jumped = try recorded.state(at: step)
+                #expect(Set(jumped.keys) == Set(state.keys), "step \(step)")
+                #expect(jumped[.text] as? String == state[.text] as? String, "step \(step)")
+                #expect(jumped[.count] as? Int == state[.count] as? Int, "step \(step)")
+                #expect(jumped[.tags] as? [String] == state[.tags] as? [String], "step \(step)")
+            }
+            #expect(throws: JournalError.noSuchStep(51, steps: 50)) { try recorded.state(at: 51) }
+            #expect(throws: JournalError.noSuchStep(50, steps: 50)) { try recorded.step(50) }
+        }
+    }
+
+    @Test func redactionRecordsAReplacementOrTheChangesAloneAndUnlistedKeysAreProblems() async throws {
+        try await inTemporaryJournal { file in
+            let journal = noteJournal(file).redacting { action in
+                switch action {
+                case .type, .setSecret: .changesOnly
+                case .tag: .replace(.tag("redacted"))
+                default: .keep
+                }
+            }
+            let store = Store(initialValues: [:], actionHandler: noteHandler)
+            let recorder = try store.startRecording(journal)
+            store.handle(action: .type("password"))
+            store.handle(action: .tag("private"))
+            store.handle(action: .setSecret("x"))
+            store.handle(action: .setSecret("y"))
+            recorder.stop()
+            #expect(
+                recorder.problems == [".secret changed, but the journal does not record it: a replay starts without it"]
+            )
+            let recorded = try RecordedJournal(contentsOf: file, journal: journal)
+            #expect(try recorded.step(0).action == nil)
+            #expect(try recorded.step(0).origin == .changesOnly)
+            #expect(try recorded.step(0).changedKeys == [".text"])
+            #expect(try recorded.step(1).action == .tag("redacted"))
+            #expect(try recorded.step(1).changedKeys == [".tags"])
+            #expect(try recorded.step(2).origin == .changesOnly)
+            #expect(try recorded.step(2).changedKeys == [])
+            // The secret is neither an action in the file nor a recorded key; the tag's value is.
+            let bytes = try Data(contentsOf: file)
+            #expect(bytes.firstRange(of: Data("setSecret".utf8)) == nil)
+            #expect(bytes.firstRange(of: Data("\"x\"".utf8)) == nil)
+            #expect(bytes.firstRange(of: Data("\"private\"".utf8)) != nil)
+        }
+    }
+
+    @Test func stoppingDetachesTheRecorderAndReleasingTheStoreEndsTheFile() async throws {
+        try await inTemporaryJournal { file in
+            var store: Store<NoteKey, NoteAction, Void>? = Store(initialValues: [:], actionHandler: noteHandler)
+            let recorder = try store!.startRecording(noteJournal(file, checkpointInterval: 100))
+            store!.handle(action: .increment)
+            store = nil
+            let recorded = try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            #expect(recorded.steps == 1)
+            #expect(try String(decoding: recorded.stateJSON(at: 1), as: UTF8.self) == #"{".count":1}"#)
+            recorder.stop()  // after the store: nothing to do
+
+            let second = Store(initialValues: [:], actionHandler: noteHandler)
+            let secondRecorder = try second.startRecording(noteJournal(file))
+            #expect(second.engine.observer != nil)
+            secondRecorder.stop()
+            second.handle(action: .increment)
+            #expect(second.engine.observer == nil)
+            #expect(try RecordedJournal(contentsOf: file, journal: noteJournal(file)).steps == 0)
+        }
+    }
+
+    @Test func aWindowOfActionsKeepsAtLeastTheWindowAndAtMostTwice() async throws {
+        try await inTemporaryJournal { file in
+            let journal = noteJournal(file, checkpointInterval: 5, window: .actions(20))
+            let store = Store(initialValues: [:], actionHandler: noteHandler)
+            let recorder = try store.startRecording(journal)
+            var sizes: [Int] = []
+            for index in 1...500 {
+                store.handle(action: index.isMultiple(of: 2) ? .increment : .type("\(index)"))
+                let recorded = try RecordedJournal(contentsOf: file, journal: journal)
+                #expect((min(index, 20)...40).contains(recorded.steps), "after \(index) actions")
+                #expect(try recorded.step(recorded.steps - 1).sequence == UInt64(index))
+                sizes.append(try Data(contentsOf: file).count)
+            }
+            recorder.stop()
+            #expect(recorder.problems.isEmpty)
+            #expect(sizes.max()! < 2 * sizes[100])
+            let recorded = try RecordedJournal(contentsOf: file, journal: journal)
+            #expect(try recorded.state(at: recorded.steps)[.count] as? Int == 250)
+            #expect(!FileManager.default.fileExists(atPath: file.path + ".rotating"))
+        }
+    }
+
+    @Test func aWindowOfTimeDropsWhatIsOlder() async throws {
+        try await inTemporaryJournal { file in
+            let journal = noteJournal(file, checkpointInterval: 2, window: .duration(.milliseconds(40)))
+            let store = Store(initialValues: [:], actionHandler: noteHandler)
+            let recorder = try store.startRecording(journal)
+            for _ in 0..<40 { store.handle(action: .increment) }
+            try await Task.sleep(for: .milliseconds(100))
+            for _ in 0..<4 { store.handle(action: .increment) }
+            recorder.stop()
+            let recorded = try RecordedJournal(contentsOf: file, journal: journal)
+            #expect(recorded.steps < 44)
+            #expect(try recorded.step(recorded.steps - 1).sequence == 44)
+            #expect(try recorded.state(at: recorded.steps)[.count] as? Int == 44)
+        }
+    }
+
+    @Test func aValueThatCannotBeEncodedWhenRecordingStartsIsAnErrorAndNoFileIsMade() async throws {
+        await inTemporaryJournal { file in
+            let store = Store(initialValues: [NoteKey.count: "not a number"], actionHandler: noteHandler)
+            #expect(throws: JournalError.unencodableValue(key: ".count", message: "it holds a String, not a Int")) {
+                try store.startRecording(noteJournal(file))
+            }
+            #expect(!FileManager.default.fileExists(atPath: file.path))
+            store.handle(action: .increment)
+            #expect(store.engine.observer == nil)
+            let missing = file.appendingPathComponent("no-such-folder/journal")
+            #expect(throws: JournalError.file(missing.path, "open", code: ENOENT)) {
+                try Store(initialValues: [:], actionHandler: noteHandler).startRecording(noteJournal(missing))
+            }
+        }
+    }
+}
+
+/// A journal read back: cut short at every byte, damaged, of a later format, of other types, or
+/// holding an action that no longer decodes; each is a typed error or a journal up to its last whole
+/// record, never a crash.
+@Suite(.timeLimit(.minutes(2))) struct JournalReadingTests {
+    /// A journal of 5 actions, its bytes.
+    static func recordedBytes(_ file: URL) throws -> [UInt8] {
+        let store = Store(initialValues: [:], actionHandler: noteHandler)
+        let recorder = try store.startRecording(noteJournal(file, checkpointInterval: 2))
+        for action in [NoteAction.type("a"), .increment, .tag("t"), .increment, .type("b")] {
+            store.handle(action: action)
+        }
+        recorder.stop()
+        return Array(try Data(contentsOf: file))
+    }
+
+    @Test func aJournalCutAtAnyByteReadsBackToItsLastWholeRecord() async throws {
+        try await inTemporaryJournal { file in
+            let bytes = try Self.recordedBytes(file)
+            let layout = JournalFileRecords(bytes)
+            #expect(
+                layout.records.map(\.kind) == [
+                    .header, .checkpoint, .action, .action, .checkpoint, .action, .action, .checkpoint, .action,
+                    .checkpoint,
+                ])
+            let firstCheckpointEnd = layout.recordEnds[1]
+            for length in firstCheckpointEnd...bytes.count {
+                try Data(bytes[..<length]).write(to: file)
+                let recorded = try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+                let whole = layout.recordEnds.filter { $0 <= length }
+                let actions = zip(layout.records, layout.recordEnds).filter { $0.0.kind == .action && $0.1 <= length }
+                    .count
+                #expect(recorded.steps == actions, "cut at \(length)")
+                #expect(recorded.isCutShort == (whole.last != length), "cut at \(length)")
+                _ = try recorded.state(at: recorded.steps)
+            }
+            for length in 0..<firstCheckpointEnd {
+                try Data(bytes[..<length]).write(to: file)
+                #expect(throws: JournalError.self, "cut at \(length)") {
+                    try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+                }
+            }
+        }
+    }
+
+    @Test func aDamagedRecordBeforeTheLastIsATypedErrorAndTheLastIsCutShort() async throws {
+        try await inTemporaryJournal { file in
+            var bytes = try Self.recordedBytes(file)
+            let layout = JournalFileRecords(bytes)
+            var damaged = bytes
+            damaged[layout.recordEnds[2] - 3] ^= 0xFF
+            try Data(damaged).write(to: file)
+            #expect(
+                throws: JournalError.corruptRecord(
+                    offset: layout.recordEnds[1], reason: "its checksum does not match its contents")
+            ) { try RecordedJournal(contentsOf: file, journal: noteJournal(file)) }
+
+            bytes[bytes.count - 2] ^= 0xFF
+            try Data(bytes).write(to: file)
+            let recorded = try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            #expect(recorded.isCutShort)
+            #expect(recorded.steps == 5)
+
+            var length = layout.bytes
+            length[layout.recordEnds[3]] = 0
+            length[layout.recordEnds[3] + 1] = 0
+            try Data(length).write(to: file)
+            #expect(throws: JournalError.corruptRecord(offset: layout.recordEnds[3], reason: "its length is 0")) {
+                try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            }
+        }
+    }
+
+    @Test func aLaterFormatOtherTypesAndOtherFilesAreTypedErrors() async throws {
+        try await inTemporaryJournal { file in
+            let bytes = try Self.recordedBytes(file)
+            var layout = JournalFileRecords(bytes)
+            layout.firstLine = Array("CacheStore journal 2\n".utf8)
+            try Data(layout.bytes).write(to: file)
+            #expect(throws: JournalError.newerFormat(2)) {
+                try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            }
+
+            try Data("{\"theme\":\"dark\"}".utf8).write(to: file)
+            #expect(throws: JournalError.notAJournal(path: file.path)) {
+                try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            }
+            let missing = #expect(throws: JournalError.self) {
+                try RecordedJournal(
+                    contentsOf: URL(fileURLWithPath: file.path + "-missing"), journal: noteJournal(file))
+            }
+            guard case .file(file.path + "-missing", "read", _) = missing else {
+                Issue.record("\(String(describing: missing))")
+                return
+            }
+
+            try Data(bytes).write(to: file)
+            #expect(
+                throws: JournalError.otherTypes(
+                    recorded: "Store<CacheStoreTests.NoteKey, CacheStoreTests.NoteAction>",
+                    expected: "Store<CacheStoreTests.PrefsKey, CacheStoreTests.NoteAction>")
+            ) {
+                try RecordedJournal(contentsOf: file, journal: Journal<PrefsKey, NoteAction>(file: file))
+            }
+            #expect(throws: JournalError.unknownKey(".tags")) {
+                try RecordedJournal(
+                    contentsOf: file,
+                    journal: Journal<NoteKey, NoteAction>(file: file).recording(.text).recording(.count))
+            }
+        }
+    }
+
+    @Test func anActionThatNoLongerDecodesIsATypedErrorBeforeAnyState() async throws {
+        try await inTemporaryJournal { file in
+            var layout = JournalFileRecords(try Self.recordedBytes(file))
+            let third = layout.records.indices.filter { layout.records[$0].kind == .action }[2]
+            let payload = layout.records[third].payload
+            let old = Array(#"{"tag":{"_0":"t"}}"#.utf8)
+            let start = payload.indices.first { payload[$0...].starts(with: old) }!
+            var rewritten = Array(payload[..<(start - 4)])
+            rewritten.appendField(#"{"explode":{}}"#.utf8)
+            rewritten.append(contentsOf: payload[(start + old.count)...])
+            layout.records[third].payload = rewritten
+            try Data(layout.bytes).write(to: file)
+            let error = #expect(throws: JournalError.self) {
+                try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            }
+            guard case .undecodableAction(2, "CacheStoreTests.NoteAction", _) = error else {
+                Issue.record("\(String(describing: error))")
+                return
+            }
+            #expect(
+                error?.description.hasPrefix("step 2's action is not a CacheStoreTests.NoteAction any more: ") == true)
+        }
+    }
+}
