@@ -31,6 +31,8 @@ enum CaseCatalog {
         (["persisted-set"], { [PersistenceCases.persistedSet(size: $0, operations: $1)] }),
         (["floor-restore"], { [PersistenceCases.floorRestore(keys: $0, operations: $1)] }),
         (["persisted-restore"], { [PersistenceCases.persistedRestore(keys: $0, operations: $1)] }),
+        (["floor-journal-append"], { _, operations in [JournalCases.floorAppend(operations: operations)] }),
+        (["journal-handle"], { [JournalCases.handle(recorded: $0, operations: $1)] }),
     ]
 
     /// The names `--case` accepts: every timed case of the table (the memory rows are not timed).

@@ -154,20 +154,68 @@ struct JournalKey<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     /// The key as the debug output writes it (`.posts`): its name in the file.
     let name: String
     let valueType: Any.Type
+    /// The hash of the name, where the hash of the key's value starts (see ``JournalRecorder/share(of:_:)``).
+    let hashSeed: UInt64
     /// The value's JSON, keys sorted: one value has one encoding, and so one hash.
-    let encode: (Any, JSONEncoder) throws -> Data
+    let encode: (Any, JSONEncoder) throws -> [UInt8]
     let decode: (Data, JSONDecoder) throws -> Any
 
     init<Value: Codable & SendableMetatype>(_ typedKey: TypedKey<Key, Value>) {
         key = typedKey.key
         name = ValueDump.inline(typedKey.key)
         valueType = Value.self
-        encode = { value, encoder in
-            guard let value = value as? Value else { throw ValueTypeMismatch(held: type(of: value), key: Value.self) }
-            return try encoder.encode(value)
-        }
+        hashSeed = JournalFileFormat.fnv1a64(name.utf8 + [0])
+        encode = Self.encoder(of: Value.self)
         decode = { data, decoder in try decoder.decode(Value.self, from: data) }
     }
+
+    /// Encodes a value of the key's type as `JSONEncoder` does; an `Int`, a `Bool` and a `String`
+    /// with nothing to escape without it, to the same bytes.
+    static func encoder<Value: Encodable>(of _: Value.Type) -> (Any, JSONEncoder) throws -> [UInt8] {
+        func mismatch(_ value: Any) -> ValueTypeMismatch { ValueTypeMismatch(held: type(of: value), key: Value.self) }
+        if Value.self == Int.self {
+            return { value, _ in
+                guard let value = value as? Int else { throw mismatch(value) }
+                return decimalDigits(of: value)
+            }
+        }
+        if Value.self == Bool.self {
+            return { value, _ in
+                guard let value = value as? Bool else { throw mismatch(value) }
+                return Array((value ? "true" : "false").utf8)
+            }
+        }
+        if Value.self == String.self {
+            return { value, encoder in
+                guard let value = value as? String else { throw mismatch(value) }
+                let plain = value.utf8.allSatisfy { $0 >= 0x20 && $0 != UInt8(ascii: "\"") && $0 != UInt8(ascii: "\\") }
+                guard plain else { return Array(try encoder.encode(value)) }
+                var bytes: [UInt8] = [UInt8(ascii: "\"")]
+                bytes.reserveCapacity(value.utf8.count + 2)
+                bytes.append(contentsOf: value.utf8)
+                bytes.append(UInt8(ascii: "\""))
+                return bytes
+            }
+        }
+        return { value, encoder in
+            guard let value = value as? Value else { throw mismatch(value) }
+            return Array(try encoder.encode(value))
+        }
+    }
+}
+
+/// `value` in decimal, as `String(value)` writes it.
+func decimalDigits(of value: Int) -> [UInt8] {
+    var digits: [UInt8] = []
+    digits.reserveCapacity(20)
+    var rest = value.magnitude
+    repeat {
+        digits.append(UInt8(ascii: "0") + UInt8(rest % 10))
+        rest /= 10
+    } while rest > 0
+    if value < 0 { digits.append(UInt8(ascii: "-")) }
+    digits.reverse()
+    return digits
 }
 
 extension JSONEncoder {

@@ -27,10 +27,25 @@ enum JournalFileFormat {
     static func appendRecord(
         _ kind: JournalRecordKind, to bytes: inout [UInt8], _ writePayload: (inout [UInt8]) -> Void
     ) {
+        let start = beginRecord(kind, in: &bytes)
+        writePayload(&bytes)
+        endRecord(startingAt: start, in: &bytes)
+    }
+
+    /// Appends the frame of a record of `kind`, to be filled in by ``endRecord(startingAt:in:)`` once
+    /// its payload follows it.
+    ///
+    /// - Returns: Where the record starts.
+    static func beginRecord(_ kind: JournalRecordKind, in bytes: inout [UInt8]) -> Int {
         let start = bytes.count
         bytes.append(contentsOf: repeatElement(0, count: frameSize))
         bytes.append(kind.rawValue)
-        writePayload(&bytes)
+        return start
+    }
+
+    /// Fills in the length and the checksum of the record that starts at `start` and ends at the
+    /// end of `bytes`.
+    static func endRecord(startingAt start: Int, in bytes: inout [UInt8]) {
         let length = UInt32(bytes.count - start - frameSize)
         let checksum = bytes.withUnsafeBufferPointer {
             fnv1a64(UnsafeRawBufferPointer($0).dropFirst(start + frameSize))
@@ -66,13 +81,19 @@ enum JournalRecordKind: UInt8 {
 /// Appends the fields of a record's payload, little-endian.
 extension Array where Element == UInt8 {
     mutating func appendInteger<Integer: FixedWidthInteger>(_ value: Integer) {
-        Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
+        for shift in stride(from: 0, to: Integer.bitWidth, by: 8) { append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
 
     /// A length (`UInt32`), then the bytes.
     mutating func appendField<Bytes: Collection<UInt8>>(_ field: Bytes) {
         appendInteger(UInt32(field.count))
         append(contentsOf: field)
+    }
+
+    /// A length (`UInt32`), then the bytes, copied at once.
+    mutating func appendField(_ field: Data) {
+        appendInteger(UInt32(field.count))
+        field.withUnsafeBytes { append(contentsOf: $0) }
     }
 }
 

@@ -51,10 +51,10 @@ extension RecordedJournal {
                     }
                 }
                 for (keyIndex, value) in changed {
-                    let name = journal.keys[keyIndex].name
+                    let key = journal.keys[keyIndex]
                     hash =
-                        hash &- JournalWriter<Key, Action>.share(of: name, replayed[keyIndex])
-                        &+ JournalWriter<Key, Action>.share(of: name, value)
+                        hash &- JournalRecorder<Key, Action>.share(of: key, replayed[keyIndex])
+                        &+ JournalRecorder<Key, Action>.share(of: key, value)
                     replayed[keyIndex] = value
                 }
             }
@@ -72,7 +72,7 @@ extension RecordedJournal {
 
     /// The hash the recorder writes after each step, of the values `values`.
     func stateHash(of values: [[UInt8]?]) -> UInt64 {
-        journal.keys.indices.reduce(0) { $0 &+ JournalWriter<Key, Action>.share(of: journal.keys[$1].name, values[$1]) }
+        journal.keys.indices.reduce(0) { $0 &+ JournalRecorder<Key, Action>.share(of: journal.keys[$1], values[$1]) }
     }
 
     /// Writes changes recorded without their action to the replaying store.
@@ -94,7 +94,7 @@ extension RecordedJournal {
     {
         guard let value else { return nil }
         do {
-            return Array(try key.encode(value, encoder))
+            return try key.encode(value, encoder)
         } catch {
             throw .unencodableValue(key: key.name, message: "\(error)")
         }

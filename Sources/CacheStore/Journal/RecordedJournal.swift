@@ -13,7 +13,8 @@ import Foundation
 /// Reading checks every record's length and checksum, the types that recorded the journal, its
 /// keys, and that every action still decodes, so that each of these is a ``JournalError`` before
 /// any state is made. A file cut off inside its last record (a process killed while writing it)
-/// reads up to the record before it, and says so in ``isCutShort``. The file is mapped, not read:
+/// reads up to the record before it, and says so in ``isCutShort``; so does a record whose length
+/// reads as zero, which is what a record being written has. The file is mapped, not read:
 /// what stays in memory is an offset per step and per checkpoint.
 ///
 /// ## Topics
@@ -251,19 +252,22 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
         var offset = lineEnd + 1
         var isFirst = true
         while offset < file.count {
-            let left = file.count - offset
-            guard left >= JournalFileFormat.frameSize + 1 else { return (offset, true) }
+            // What follows the last whole record: zeros the recorder reserved (the end), or a
+            // record it was writing when it was killed.
+            var isCutShort: Bool { !isZero(UnsafeRawBufferPointer(rebasing: file[offset...])) }
+            guard file.count - offset >= JournalFileFormat.frameSize + 1 else { return (offset, isCutShort) }
             let length = Int(UInt32(littleEndian: file.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
             let end = offset + JournalFileFormat.frameSize + length
-            guard length >= 1, length <= JournalFileFormat.maximumRecordSize else {
+            guard length >= 1 else { return (offset, isCutShort) }
+            guard length <= JournalFileFormat.maximumRecordSize else {
                 throw .corruptRecord(offset: offset, reason: "its length is \(length)")
             }
-            guard end <= file.count else { return (offset, true) }
+            guard end <= file.count else { return (offset, isCutShort) }
             let checksum = UInt64(littleEndian: file.loadUnaligned(fromByteOffset: offset + 4, as: UInt64.self))
             let covered = UnsafeRawBufferPointer(rebasing: file[(offset + JournalFileFormat.frameSize)..<end])
             guard JournalFileFormat.fnv1a64(covered) == checksum else {
-                // A checksum that fails on the last record is a write cut short; before it, damage.
-                if end == file.count { return (offset, true) }
+                // A frame written last, whose checksum fails with only zeros after it, is a write cut short.
+                if isZero(UnsafeRawBufferPointer(rebasing: file[end...])) { return (offset, true) }
                 throw .corruptRecord(offset: offset, reason: "its checksum does not match its contents")
             }
             guard let kind = JournalRecordKind(rawValue: covered[0]), (kind == .header) == isFirst else {
@@ -374,4 +378,17 @@ struct RawStep {
             sequence: sequence, time: time, origin: origin, effectID: effectID, action: Array(action), changes: changes,
             stateHash: stateHash)
     }
+}
+
+/// Whether every byte of `bytes` is zero: compared a page at a time, as a file's reserved tail may
+/// be megabytes long.
+func isZero(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    let zeros = [UInt8](repeating: 0, count: 4_096)
+    var offset = 0
+    while offset < bytes.count {
+        let count = min(zeros.count, bytes.count - offset)
+        guard memcmp(bytes.baseAddress! + offset, zeros, count) == 0 else { return false }
+        offset += count
+    }
+    return true
 }

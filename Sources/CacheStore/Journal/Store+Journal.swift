@@ -20,17 +20,17 @@ extension Store where Action: Codable {
             precondition(
                 engine.observer == nil,
                 "Store.startRecording: this store already records a journal, or is a test store's store")
-            let writer: JournalWriter<Key, Action>
-            do throws(JournalError) {
-                writer = try JournalWriter(journal: journal, state: engine.state.core.allValues(observing: false))
-            } catch {
-                return .failure(error)
-            }
             // The store's engine, weakly: its release ends the recording, and `stop()` after it has nothing to detach.
             let detach = UncheckedSendable<() -> Void> { [weak engine] in
                 engine?.queue.perform(waiting: false) { [weak engine] in engine?.observer = nil }
             }
-            let recorder = JournalRecorder(writer: writer, detach: detach)
+            let recorder: JournalRecorder<Key, Action>
+            do throws(JournalError) {
+                recorder = try JournalRecorder(
+                    journal: journal, state: engine.state.core.allValues(observing: false), detach: detach)
+            } catch {
+                return .failure(error)
+            }
             engine.observer = ActionObserver(handled: recorder.record)
             return .success(recorder)
         }

@@ -218,6 +218,27 @@ import Testing
         }
     }
 
+    @Test func theZerosAKilledRecorderLeavesAreTheEndAndARecordWithoutItsFrameIsCutShort() async throws {
+        try await inTemporaryJournal { file in
+            let bytes = try Self.recordedBytes(file)
+            try Data(bytes + [UInt8](repeating: 0, count: 4_096)).write(to: file)
+            let reserved = try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            #expect(reserved.steps == 5)
+            #expect(!reserved.isCutShort)
+
+            // The recorder copies a record's payload before its frame: a kill between leaves this.
+            let layout = JournalFileRecords(bytes)
+            let last = layout.records.count - 2
+            var unframed = Array(bytes[..<layout.recordEnds[last - 1]])
+            unframed += [UInt8](repeating: 0, count: JournalFileFormat.frameSize) + [JournalRecordKind.action.rawValue]
+            unframed += layout.records[last].payload + [UInt8](repeating: 0, count: 100)
+            try Data(unframed).write(to: file)
+            let cut = try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            #expect(cut.steps == 4)
+            #expect(cut.isCutShort)
+        }
+    }
+
     @Test func aDamagedRecordBeforeTheLastIsATypedErrorAndTheLastIsCutShort() async throws {
         try await inTemporaryJournal { file in
             var bytes = try Self.recordedBytes(file)
@@ -236,13 +257,21 @@ import Testing
             #expect(recorded.isCutShort)
             #expect(recorded.steps == 5)
 
+            // A record whose length reads as zero is one being written: the journal ends before it.
             var length = layout.bytes
-            length[layout.recordEnds[3]] = 0
-            length[layout.recordEnds[3] + 1] = 0
+            length.replaceSubrange(layout.recordEnds[3]..<(layout.recordEnds[3] + 4), with: [0, 0, 0, 0])
             try Data(length).write(to: file)
-            #expect(throws: JournalError.corruptRecord(offset: layout.recordEnds[3], reason: "its length is 0")) {
-                try RecordedJournal(contentsOf: file, journal: noteJournal(file))
-            }
+            let shortened = try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            #expect(shortened.isCutShort)
+            #expect(shortened.steps == 2)
+
+            var huge = layout.bytes
+            huge.replaceSubrange(layout.recordEnds[3]..<(layout.recordEnds[3] + 4), with: [0xFF, 0xFF, 0xFF, 0x7F])
+            huge += [UInt8](repeating: 1, count: 1 << 20)
+            try Data(huge).write(to: file)
+            #expect(
+                throws: JournalError.corruptRecord(offset: layout.recordEnds[3], reason: "its length is 2147483647")
+            ) { try RecordedJournal(contentsOf: file, journal: noteJournal(file)) }
         }
     }
 
