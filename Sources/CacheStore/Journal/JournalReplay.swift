@@ -181,7 +181,8 @@ public struct JournalDivergence<Key: Hashable & SendableMetatype, Action>: @unch
         self.differences = differences
     }
 
-    public var description: String {
+    /// The step, its sequence number and its action: `step 41 (sequence 42, sent .search("swift"))`.
+    public var stepDescription: String {
         let what: String
         switch origin {
         case .sent: what = "sent \(ValueDump.inline(action as Any))"
@@ -189,7 +190,11 @@ public struct JournalDivergence<Key: Hashable & SendableMetatype, Action>: @unch
         case .effect(let id): what = "\(ValueDump.inline(action as Any)) from the effect \(id)"
         case .changesOnly: what = "changes recorded without their action"
         }
-        return "step \(step) (sequence \(sequence), \(what)): the state differs from the recording\n"
+        return "step \(step) (sequence \(sequence), \(what))"
+    }
+
+    public var description: String {
+        "\(stepDescription): the state differs from the recording\n"
             + differences.map {
                 "  \($0.name): recorded \($0.recordedJSON ?? "nothing"), replayed \($0.replayedJSON ?? "nothing")"
             }
