@@ -118,7 +118,8 @@ func sessionJournal(_ file: URL) -> Journal<SessionKey, SessionAction> {
 
         let replayed = recorded.assertReplays(
             actionHandler: sessionHandler(),
-            dependency: SessionDependency(search: unimplemented("search", placeholder: []), clock: UnimplementedClock()))
+            dependency: SessionDependency(search: unimplemented("search", placeholder: []), clock: UnimplementedClock())
+        )
         #expect(replayed?.divergence == nil)
         #expect(String(decoding: try #require(replayed).stateJSON, as: UTF8.self) == live)
         #expect(try recorded.stateJSON(at: recorded.steps) == replayed?.stateJSON)
@@ -138,7 +139,8 @@ func sessionJournal(_ file: URL) -> Journal<SessionKey, SessionAction> {
         recorder.stop()
         let recorded = try RecordedJournal(contentsOf: file, journal: sessionJournal(file))
 
-        let base: StoreActionHandler<SessionKey, SessionAction, SessionDependency<UnimplementedClock>> = sessionHandler()
+        let base: StoreActionHandler<SessionKey, SessionAction, SessionDependency<UnimplementedClock>> =
+            sessionHandler()
         let doubled = StoreActionHandler<SessionKey, SessionAction, SessionDependency<UnimplementedClock>> {
             state, action, dependency in
             if case .searched(let results) = action {
