@@ -33,6 +33,7 @@ enum CaseCatalog {
         (["persisted-restore"], { [PersistenceCases.persistedRestore(keys: $0, operations: $1)] }),
         (["floor-journal-append"], { _, operations in [JournalCases.floorAppend(operations: operations)] }),
         (["journal-handle"], { [JournalCases.handle(recorded: $0, operations: $1)] }),
+        (["journal-jump"], { [JournalCases.jump(steps: $0, operations: $1)] }),
     ]
 
     /// The names `--case` accepts: every timed case of the table (the memory rows are not timed).

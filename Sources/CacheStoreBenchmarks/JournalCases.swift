@@ -55,4 +55,20 @@ enum JournalCases {
             }
         }
     }
+
+    /// A jump to a step of a journal of `steps` actions with a checkpoint every 1,000: the nearest
+    /// checkpoint decoded, then the recorded changes after it applied. One jump is one operation.
+    static func jump(steps: Int, operations: Int) -> BenchmarkCase {
+        let journal = journal("journal-jump-\(steps)")
+        do {
+            let store = Store(initialValues: intValues(10), actionHandler: handler)
+            let recorder = try! store.startRecording(journal)
+            for index in 0..<steps { store.handle(action: .write(key: index % hotKeys, value: index)) }
+            recorder.stop()
+        }
+        let recorded = try! RecordedJournal(contentsOf: journal.file, journal: journal)
+        return BenchmarkCase("journal-jump", size: steps, baseline: nil, operations: operations) { index in
+            blackHole(try! recorded.state(at: (index &* 7_919 &+ 999) % (steps + 1)))
+        }
+    }
 }

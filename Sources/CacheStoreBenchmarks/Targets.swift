@@ -51,6 +51,17 @@ struct Targets {
             "persisted-restore ≤ 1.5× floor-restore (1,000 keys, 10 MB)",
             [("", ratio("persisted-restore", 1_000, to: "floor-restore"))], limit: 1.5)
         check(
+            "journal-handle ≤ 1.5× floor-journal-append",
+            [1_000, 100_000].map { ($0.formatted(), ratio("journal-handle", $0, to: "floor-journal-append", 10)) },
+            limit: 1.5)
+        check(
+            "journal-handle at 100,000 recorded actions within ±20% of at 1,000",
+            [("", ratio("journal-handle", 100_000, to: "journal-handle", 1_000).map { abs($0 - 1) + 1 })],
+            limit: 1.2)
+        check(
+            "journal-jump in a 100,000-action journal ≤ 50 ms",
+            [("", row("journal-jump", 100_000).map { $0.value / 1_000_000 })], limit: 50, unit: " ms")
+        check(
             "scoped-handle ≤ 1.5× store-handle",
             [1_000, 100_000].map { ($0.formatted(), ratio("scoped-handle", $0, to: "store-handle")) }, limit: 1.5)
         // The paths of a UI, each against its true floor (see FloorCases).

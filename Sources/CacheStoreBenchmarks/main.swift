@@ -63,13 +63,19 @@ cases += [
     PersistenceCases.floorRestore(keys: 1_000, operations: restoreOperations),
     PersistenceCases.persistedRestore(keys: 1_000, operations: restoreOperations),
 ]
+// An action recorded, against its floor, with 1,000 and 100,000 actions in the journal before it.
+cases += [JournalCases.floorAppend(operations: plan.operations)]
+cases += [1_000, 100_000].map { JournalCases.handle(recorded: $0, operations: plan.operations) }
+cases += [JournalCases.jump(steps: 100_000, operations: plan.operations(scaledBy: 0.001))]
 progress("measuring \(cases.count) cases round-robin, \(plan.rounds) rounds")
 // Every case of every size is timed in each round, so all figures share the same rounds: a slow
 // spell of this shared machine hits a case, its floor and the other sizes alike.
 let samples = Measurement.interleaved(cases, rounds: plan.rounds)
 var rows = zip(cases, samples).map { benchmark, rounds in
+    // The floor of the same size, or the floor's only size (`floor-journal-append` does not depend on one).
     let base = benchmark.baseline.flatMap { baseline in
         zip(cases, samples).first { $0.0.name == baseline && $0.0.size == benchmark.size }?.1
+            ?? zip(cases, samples).first { $0.0.name == baseline }?.1
     }
     return Row(
         name: benchmark.name, size: benchmark.size, value: Measurement.median(rounds),

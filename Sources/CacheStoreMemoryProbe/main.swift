@@ -39,7 +39,7 @@ guard arguments.count == 2, let count = Int(arguments[1]), count > 0, cachestore
             usage: CacheStoreMemoryProbe SCENARIO COUNT (on a platform whose heap can be measured)
             scenarios: keys-set-read-removed, contains-absent, changes-unconsumed, effects-started-cancelled,
             observed-scopes-released, scope-observes-new-keys, store-scope-observes-new-keys,
-            retain-each, \(EffectCycle.allCases.map(\.rawValue).joined(separator: ", "))
+            journal-window, retain-each, \(EffectCycle.allCases.map(\.rawValue).joined(separator: ", "))
 
             """.utf8))
     exit(64)
@@ -139,6 +139,34 @@ case "store-scope-observes-new-keys":
             withObservationTracking({ _ = scope.get(key, as: Int.self) }, onChange: {})
             store.handle(action: (key, nil))
         })
+case "journal-window":
+    // A store recording a journal with a window of 10,000 actions: the heap in use after 10,000
+    // actions, then its growth over COUNT more; then the journal's bytes (its records, without the
+    // zeros reserved past them) at both points.
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("CacheStoreMemoryProbe-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: file) }
+    var journal = Journal<Int, Int>(file: file, window: .actions(10_000))
+    for key in 0..<10 { journal = journal.recording(TypedKey<Int, Int>(key, default: 0)) }
+    let store = Store<Int, Int, Void>(
+        initialValues: [:],
+        actionHandler: StoreActionHandler { state, value, _ in
+            state.set(value: value, forKey: value % 10)
+            return .none
+        })
+    let recorder = try! store.startRecording(journal)
+    func recordedBytes() -> Int {
+        let recorded = try! RecordedJournal(contentsOf: file, journal: journal)
+        return recorded.recordedBytes
+    }
+    // Values of seven digits throughout, so that every record has the same size.
+    for index in 0..<10_000 { store.handle(action: 1_000_000 + index) }
+    let inUse = cachestore_allocated_bytes()
+    let bytesAfterWindow = recordedBytes()
+    print(
+        heapGrowth(count: count, warmUp: 0) { index in store.handle(action: 1_000_000 + (10_000 + index) % 1_000_000) })
+    print("in use \(inUse)")
+    print("journal \(bytesAfterWindow) \(recordedBytes())")
+    withExtendedLifetime(recorder) {}
 case "retain-each":
     // The probe's own check: 100 bytes kept per key must show as at least that.
     var kept: [[UInt8]] = []

@@ -126,9 +126,10 @@ public struct Journal<Key: Hashable & SendableMetatype, Action: Codable>: Sendab
 
 /// How much of a session a journal's file keeps.
 ///
-/// A windowed journal keeps at least the window: when it holds twice as much, it starts again from
-/// the newest checkpoint that keeps the window, so its file and the recorder's memory stay bounded
-/// however long the session.
+/// A windowed journal keeps at least the window, and at most a checkpoint interval more: at each
+/// checkpoint, it starts again from the newest checkpoint that keeps the window, so its file and the
+/// recorder's memory stay bounded however long the session. Each such start copies the window's
+/// records once, in the store's turn.
 public enum JournalWindow: Sendable, Equatable {
     /// Every action from the start of the recording.
     case unbounded

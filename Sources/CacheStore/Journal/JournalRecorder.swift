@@ -218,22 +218,20 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
         write()
     }
 
-    /// For a windowed journal holding twice its window: starts the file again from the newest
-    /// checkpoint that keeps the window, replacing it atomically (a rename).
+    /// For a windowed journal whose first checkpoint is no longer needed to keep the window: starts
+    /// the file again from the newest checkpoint that keeps it, replacing the file atomically (a
+    /// rename).
     private func keepWindow() {
-        guard let first = checkpoints.first else { return }
         let keep: Int?
         switch journal.window {
         case .unbounded:
             keep = nil
         case .actions(let count):
-            guard sequence - first.sequence >= 2 * UInt64(max(count, 1)) else { return }
             keep = checkpoints.lastIndex { $0.sequence + UInt64(count) <= sequence }
         case .duration(let duration):
             let nanoseconds =
                 Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
             let now = Self.now()
-            guard now - first.time >= 2 * nanoseconds else { return }
             keep = checkpoints.lastIndex { $0.time + nanoseconds <= now }
         }
         guard let keep, keep > 0 else { return }

@@ -35,8 +35,7 @@ extension RecordedJournal {
         let encoder = JSONEncoder.canonical()
         var divergence: JournalDivergence<Key, Action>?
         var hash = stateHash(of: replayed)
-        for index in 0..<steps {
-            let raw = try rawStep(index)
+        try forEachStep(from: 0) { index, raw throws(JournalError) in
             for change in raw.changes { recorded[self.keyIndex[change.name]!] = change.value }
             if !skipping.contains(index) {
                 var changed: [(index: Int, value: [UInt8]?)] = []
@@ -64,6 +63,7 @@ extension RecordedJournal {
                     action: raw.origin == .changesOnly ? nil : Self.decodeAction(raw.action, step: index),
                     differences: differences(recorded: recorded, replayed: replayed))
             }
+            return true
         }
         return JournalReplay(
             state: store.allValues, stateJSON: Self.canonicalJSON(replayed, keys: journal.keys), divergence: divergence,

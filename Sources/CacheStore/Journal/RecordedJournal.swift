@@ -15,7 +15,7 @@ import Foundation
 /// any state is made. A file cut off inside its last record (a process killed while writing it)
 /// reads up to the record before it, and says so in ``isCutShort``; so does a record whose length
 /// reads as zero, which is what a record being written has. The file is mapped, not read:
-/// what stays in memory is an offset per step and per checkpoint.
+/// what stays in memory is an offset per checkpoint, and the state a call decodes.
 ///
 /// ## Topics
 ///
@@ -26,6 +26,7 @@ import Foundation
 /// - ``step(_:)``
 /// - ``JournalStep``
 /// - ``isCutShort``
+/// - ``recordedBytes``
 ///
 /// ### Travelling in time
 ///
@@ -45,8 +46,14 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
     public let isCutShort: Bool
     private let path: String
     private let bytes: Data
-    /// The offset of each step's record.
-    private let stepOffsets: [Int]
+    /// How many actions the file holds.
+    public let steps: Int
+    /// Where the last whole record ends.
+    private let end: Int
+
+    /// The bytes of the journal's whole records: its size without the zeros a recorder reserves past
+    /// them, or a record cut short.
+    public var recordedBytes: Int { end }
     /// Each checkpoint: the number of steps before it, and its record's offset.
     private let checkpoints: [(step: Int, offset: Int)]
     let keyIndex: [String: Int]
@@ -72,21 +79,21 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
         } catch {
             throw .file(path: url.path, operation: "read", message: (error as NSError).localizedDescription)
         }
-        var stepOffsets: [Int] = []
+        var steps = 0
         var checkpoints: [(step: Int, offset: Int)] = []
         let scan = try Self.scan(bytes, path: path, keyIndex: keyIndex, journal: journal) {
             kind, offset, payload throws(JournalError) in
             switch kind {
             case .header: break
             case .checkpoint:
-                checkpoints.append((stepOffsets.count, offset))
+                checkpoints.append((steps, offset))
             case .action:
                 let step = try RawStep.parse(payload, at: offset)
                 if step.origin != .changesOnly {
-                    _ = try Self.decodeAction(step.action, step: stepOffsets.count)
+                    _ = try Self.decodeAction(step.action, step: steps)
                 }
                 for change in step.changes where keyIndex[change.name] == nil { throw .unknownKey(change.name) }
-                stepOffsets.append(offset)
+                steps += 1
             }
         }
         guard checkpoints.first?.step == 0 else {
@@ -94,19 +101,22 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
         }
         isCutShort = scan.isCutShort
         self.bytes = bytes
-        self.stepOffsets = stepOffsets
+        self.steps = steps
         self.checkpoints = checkpoints
+        end = scan.end
     }
-
-    /// How many actions the file holds.
-    public var steps: Int { stepOffsets.count }
 
     /// The action at `index` (from 0), and where it came from.
     ///
     /// - Throws: ``JournalError/noSuchStep(_:steps:)`` for an index out of the journal.
     public func step(_ index: Int) throws(JournalError) -> JournalStep<Action> {
-        guard stepOffsets.indices.contains(index) else { throw .noSuchStep(index, steps: steps) }
-        let raw = try rawStep(index)
+        guard (0..<steps).contains(index) else { throw .noSuchStep(index, steps: steps) }
+        var found: RawStep?
+        try forEachStep(from: index) { _, raw in
+            found = raw
+            return false
+        }
+        let raw = found!
         let action = raw.origin == .changesOnly ? nil : try Self.decodeAction(raw.action, step: index)
         return JournalStep(raw: raw, action: action)
     }
@@ -130,12 +140,54 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
     /// The state's values' JSON after `steps` steps, by key index.
     func encodedState(at steps: Int) throws(JournalError) -> [[UInt8]?] {
         guard (0...self.steps).contains(steps) else { throw .noSuchStep(steps, steps: self.steps) }
-        let checkpoint = checkpoints.last { $0.step <= steps }!
+        let checkpoint = checkpoints[nearestCheckpoint(to: steps)]
         var values = try checkpointValues(at: checkpoint.offset)
-        for index in checkpoint.step..<steps {
-            for change in try rawStep(index).changes { values[keyIndex[change.name]!] = change.value }
+        try forEachStep(from: checkpoint.step) { index, raw in
+            guard index < steps else { return false }
+            for change in raw.changes { values[keyIndex[change.name]!] = change.value }
+            return true
         }
         return values
+    }
+
+    /// The index of the last checkpoint at or before `step`.
+    private func nearestCheckpoint(to step: Int) -> Int {
+        var low = 0
+        var high = checkpoints.count - 1
+        while low < high {
+            let middle = (low + high + 1) / 2
+            if checkpoints[middle].step <= step { low = middle } else { high = middle - 1 }
+        }
+        return low
+    }
+
+    /// Hands each step from `first` on to `body`, in order, with its record, until `body` returns
+    /// `false` or the journal ends: from the nearest checkpoint, skipping the records before `first`.
+    func forEachStep(from first: Int, _ body: (Int, RawStep) throws(JournalError) -> Bool) throws(JournalError) {
+        let checkpoint = checkpoints[nearestCheckpoint(to: first)]
+        let failure = bytes.withUnsafeBytes { file -> JournalError? in
+            var offset = checkpoint.offset
+            var index = checkpoint.step
+            while offset < end {
+                let length = Int(UInt32(littleEndian: file.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+                let recordEnd = offset + JournalFileFormat.frameSize + length
+                if file[offset + JournalFileFormat.frameSize] == JournalRecordKind.action.rawValue {
+                    if index >= first {
+                        let payload = UnsafeRawBufferPointer(
+                            rebasing: file[(offset + JournalFileFormat.frameSize + 1)..<recordEnd])
+                        do throws(JournalError) {
+                            guard try body(index, RawStep.parse(payload, at: offset)) else { return nil }
+                        } catch {
+                            return error
+                        }
+                    }
+                    index += 1
+                }
+                offset = recordEnd
+            }
+            return nil
+        }
+        if let failure { throw failure }
     }
 
     /// The values of the checkpoint at `offset`, by key index.
@@ -155,12 +207,6 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
             }
             return values
         }
-    }
-
-    /// The step at `index`, as the file holds it.
-    func rawStep(_ index: Int) throws(JournalError) -> RawStep {
-        let offset = stepOffsets[index]
-        return try withPayload(at: offset) { payload throws(JournalError) in try RawStep.parse(payload, at: offset) }
     }
 
     private func withPayload<Value>(
