@@ -88,6 +88,7 @@ import Testing
                 "Sources/CacheStore/Documentation.docc/MigratingFromTheOriginalCacheStore.md",
                 "Sources/CacheStore/Documentation.docc/Observation.md",
                 "Sources/CacheStore/Documentation.docc/PersistingKeys.md",
+                "Sources/CacheStore/Documentation.docc/RecordingAndReplaying.md",
                 "Sources/CacheStore/Documentation.docc/Scoping.md",
                 "Sources/CacheStore/Documentation.docc/Threading.md",
                 "Sources/CacheStoreTesting/Documentation.docc/CacheStoreTesting.md",

@@ -16,6 +16,7 @@
 /// | `PumpRegistry.entries` (process 5) | process | which test stores each test's task uses (a ``Locked``) |
 /// | `Persister.state` | per persisted store | the keys to save, the errors so far (a ``Locked``) |
 /// | `PersistedMemory.files` | per persisted test store | the files a test store keeps in memory (a ``Locked``) |
+/// | `JournalRecorder.lock` | per recording | a journal's file, the recorded keys' values and hash, its problems |
 ///
 /// `Locked` is used by: a test store's received actions and settings, its effect pump, a test
 /// clock, the pump registry, a persisted store's ``Persister``, and a test store's persisted memory.
@@ -58,5 +59,6 @@ enum LockCatalogue {
         Entry(file: "Sources/CacheStoreTesting/TestStore/TestStore.swift", name: "settings"),
         Entry(file: "Sources/CacheStore/Persistence/Persister.swift", name: "state"),
         Entry(file: "Sources/CacheStoreTesting/Persistence/PersistedMemory.swift", name: "files"),
+        Entry(file: "Sources/CacheStore/Journal/JournalRecorder.swift", name: "lock"),
     ]
 }

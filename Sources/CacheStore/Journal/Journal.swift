@@ -130,6 +130,18 @@ public struct Journal<Key: Hashable & SendableMetatype, Action: Codable>: Sendab
 /// checkpoint, it starts again from the newest checkpoint that keeps the window, so its file and the
 /// recorder's memory stay bounded however long the session. Each such start copies the window's
 /// records once, in the store's turn.
+///
+/// ```swift
+/// let lastTenMinutes = Journal<PostsKey, PostsAction>(file: url, window: .duration(.seconds(600)))
+/// ```
+///
+/// ## Topics
+///
+/// ### Windows
+///
+/// - ``unbounded``
+/// - ``actions(_:)``
+/// - ``duration(_:)``
 public enum JournalWindow: Sendable, Equatable {
     /// Every action from the start of the recording.
     case unbounded
@@ -140,6 +152,21 @@ public enum JournalWindow: Sendable, Equatable {
 }
 
 /// What a journal records of one action (see ``Journal/redacting(_:)``).
+///
+/// ```swift
+/// journal.redacting { action in
+///     if case .login = action { return .replace(.login(password: "")) }
+///     return .keep
+/// }
+/// ```
+///
+/// ## Topics
+///
+/// ### Redactions
+///
+/// - ``keep``
+/// - ``replace(_:)``
+/// - ``changesOnly``
 public enum JournalRedaction<Action>: @unchecked Sendable {
     /// The action, as it is.
     case keep

@@ -11,6 +11,28 @@ import Foundation
 ///     print(error)  // names the file, the record and the cause
 /// }
 /// ```
+///
+/// ## Topics
+///
+/// ### The file
+///
+/// - ``file(path:operation:message:)``
+/// - ``notAJournal(path:)``
+/// - ``newerFormat(_:)``
+/// - ``corruptRecord(offset:reason:)``
+///
+/// ### What the journal holds
+///
+/// - ``otherTypes(recorded:expected:)``
+/// - ``unknownKey(_:)``
+/// - ``undecodableAction(step:actionType:message:)``
+/// - ``undecodableValue(key:valueType:message:)``
+/// - ``unencodableValue(key:message:)``
+/// - ``noSuchStep(_:steps:)``
+///
+/// ### Describing
+///
+/// - ``description``
 public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The file could not be made, written, read or replaced: the path, the step and the system's
     /// error.
@@ -35,6 +57,7 @@ public enum JournalError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The step asked for is not in the journal.
     case noSuchStep(Int, steps: Int)
 
+    /// What went wrong, naming the file, the step or the key.
     public var description: String {
         switch self {
         case .file(let path, let operation, let message): "cannot \(operation) the journal \(path): \(message)"

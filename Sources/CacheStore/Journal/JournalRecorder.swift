@@ -20,7 +20,8 @@ import Foundation
 /// - ``recordedSteps``
 /// - ``problems``
 public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Codable>: @unchecked Sendable {
-    /// Guards every `var`: the store's turn records, any thread may stop or read.
+    /// Guards every `var` but those the store's turn guards: the turn records, any thread may stop or
+    /// read. No user code runs while it is held.
     private let lock = Lock()
     /// Takes the recorder off the store, when the store still lives.
     private let detach: UncheckedSendable<() -> Void>
@@ -44,7 +45,11 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
     /// The number of the last recorded action: the first is 1.
     @exclusivity(unchecked) private var sequence: UInt64 = 0
     @exclusivity(unchecked) private var noted: [String] = []
+    /// The keys changed that the journal does not record, each said once. Guarded by the store's turn.
     @exclusivity(unchecked) private var unrecordedKeys: Set<Key> = []
+    /// The changes of the action being recorded, encoded before the lock is taken, by key index: a
+    /// buffer reused from action to action. Guarded by the store's turn.
+    @exclusivity(unchecked) private var pendingChanges: [(index: Int, value: [UInt8]?)] = []
     @exclusivity(unchecked) private var buffer: [UInt8] = []
     /// The header's bytes, first line included: what a windowed file starts again with.
     @exclusivity(unchecked) private var headerBytes: [UInt8] = []
@@ -107,35 +112,49 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
 
     /// Records one action the store handled; in the store's turn.
     func record(_ observed: ObservedAction<Key, Action>) {
-        lock.lock()
-        defer { lock.unlock() }
-        guard file != nil else { return }
-        sequence += 1
+        // The user's code first, with no lock held: the redaction, the action's and the values'
+        // `encode(to:)`, the effect id's description, any of which may call back into the store.
+        var problems: [String] = []
         let action: Data?
         if let redaction = journal.redaction {
             switch redaction(observed.action) {
-            case .keep: action = encodedAction(observed.action)
-            case .replace(let replacement): action = encodedAction(replacement)
+            case .keep: action = encodedAction(observed.action, &problems)
+            case .replace(let replacement): action = encodedAction(replacement, &problems)
             case .changesOnly: action = nil
             }
         } else {
-            action = encodedAction(observed.action)
+            action = encodedAction(observed.action, &problems)
         }
+        let effectID = observed.effectID.map { Array(ValueDump.inline($0).utf8) } ?? []
+        pendingChanges.removeAll(keepingCapacity: true)
+        for change in observed.changes {
+            guard let index = keyIndex[change.key] else {
+                if unrecordedKeys.insert(change.key).inserted {
+                    problems.append(
+                        "\(ValueDump.inline(change.key)) changed, but the journal does not record it: a replay starts "
+                            + "without it")
+                }
+                continue
+            }
+            guard let value = encodedValue(change.after, of: index, &problems) else { continue }
+            pendingChanges.append((index, value))
+        }
+
+        lock.lock()
+        defer { lock.unlock() }
+        for problem in problems { note(problem) }
+        guard file != nil else { return }
+        sequence += 1
         let start = JournalFileFormat.beginRecord(.action, in: &buffer)
         buffer.appendInteger(sequence)
         buffer.appendInteger(Self.now())
         buffer.append(JournalOrigin(observed.origin, hasAction: action != nil).rawValue)
-        buffer.appendField(observed.effectID.map { Array(ValueDump.inline($0).utf8) } ?? [])
+        buffer.appendField(effectID)
         buffer.appendField(action ?? Data())
         let countOffset = buffer.count
         buffer.appendInteger(UInt32(0))
         var count: UInt32 = 0
-        for change in observed.changes {
-            guard let index = keyIndex[change.key] else {
-                noteUnrecorded(change.key)
-                continue
-            }
-            guard let value = encodedValue(change.after, of: index), value != values[index] else { continue }
+        for (index, value) in pendingChanges where value != values[index] {
             stateHash &-= valueHashes[index]
             valueHashes[index] = value.map { JournalFileFormat.fnv1a64($0, from: hashSeeds[index]) } ?? 0
             stateHash &+= valueHashes[index]
@@ -168,29 +187,25 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
     }
 
     /// The action's JSON; `nil`, said once, when it does not encode.
-    private func encodedAction(_ action: Action) -> Data? {
+    private func encodedAction(_ action: Action, _ problems: inout [String]) -> Data? {
         do {
             return try encoder.encode(action)
         } catch {
-            note("an action \(ValueDump.inline(action)) cannot be recorded (recorded by its changes): \(error)")
+            problems.append(
+                "an action \(ValueDump.inline(action)) cannot be recorded (recorded by its changes): \(error)")
             return nil
         }
     }
 
     /// The new value's JSON: `.some(nil)` for a removed key; `nil` (said) when it does not encode.
-    private func encodedValue(_ value: Any?, of index: Int) -> [UInt8]?? {
+    private func encodedValue(_ value: Any?, of index: Int, _ problems: inout [String]) -> [UInt8]?? {
         guard let value else { return .some(nil) }
         do {
             return .some(try encoders[index](value, encoder))
         } catch {
-            note("a value of \(names[index]) cannot be recorded: \(error)")
+            problems.append("a value of \(names[index]) cannot be recorded: \(error)")
             return nil
         }
-    }
-
-    private func noteUnrecorded(_ key: Key) {
-        guard unrecordedKeys.insert(key).inserted else { return }
-        note("\(ValueDump.inline(key)) changed, but the journal does not record it: a replay starts without it")
     }
 
     private func note(_ problem: String) {

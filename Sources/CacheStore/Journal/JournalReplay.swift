@@ -140,6 +140,15 @@ extension RecordedJournal {
 /// let replay = try recorded.replay(actionHandler: handler, dependency: .unimplemented)
 /// #expect(replay.stateJSON == (try recorded.stateJSON(at: recorded.steps)))
 /// ```
+///
+/// ## Topics
+///
+/// ### The outcome
+///
+/// - ``divergence``
+/// - ``state``
+/// - ``stateJSON``
+/// - ``steps``
 public struct JournalReplay<Key: Hashable & SendableMetatype, Action>: @unchecked Sendable {
     /// Every key's value after the last step: the recorded keys, and any other the handler wrote.
     public let state: [Key: Any]
@@ -156,10 +165,29 @@ public struct JournalReplay<Key: Hashable & SendableMetatype, Action>: @unchecke
 /// The first step of a replay whose state differs from the recording's: which step, its action,
 /// and each recorded key that differs.
 ///
-/// ```text
-/// step 41 (sequence 42, sent .search("swift")): the state differs from the recording
-///   .query: recorded "swift", replayed "Swift"
+/// ```swift
+/// if let divergence = replay.divergence {
+///     print(divergence)
+///     // step 41 (sequence 42, sent .search("swift")): the state differs from the recording
+///     //   .query: recorded "swift", replayed "Swift"
+/// }
 /// ```
+///
+/// ## Topics
+///
+/// ### Where
+///
+/// - ``step``
+/// - ``sequence``
+/// - ``origin``
+/// - ``action``
+/// - ``stepDescription``
+///
+/// ### What differs
+///
+/// - ``differences``
+/// - ``JournalKeyDifference``
+/// - ``description``
 public struct JournalDivergence<Key: Hashable & SendableMetatype, Action>: @unchecked Sendable, CustomStringConvertible
 {
     /// The step's index in the journal, from 0.
@@ -193,6 +221,7 @@ public struct JournalDivergence<Key: Hashable & SendableMetatype, Action>: @unch
         return "step \(step) (sequence \(sequence), \(what))"
     }
 
+    /// The step, then each key that differs with its recorded and replayed JSON.
     public var description: String {
         "\(stepDescription): the state differs from the recording\n"
             + differences.map {
@@ -203,6 +232,26 @@ public struct JournalDivergence<Key: Hashable & SendableMetatype, Action>: @unch
 }
 
 /// A recorded key whose value after a step differs between the recording and a replay.
+///
+/// ```swift
+/// for difference in divergence.differences {
+///     print(difference.name, difference.recordedJSON ?? "nothing", difference.replayedJSON ?? "nothing")
+/// }
+/// ```
+///
+/// ## Topics
+///
+/// ### The key
+///
+/// - ``key``
+/// - ``name``
+///
+/// ### Its values
+///
+/// - ``recorded``
+/// - ``replayed``
+/// - ``recordedJSON``
+/// - ``replayedJSON``
 public struct JournalKeyDifference<Key: Hashable & SendableMetatype>: @unchecked Sendable {
     /// The key.
     public let key: Key

@@ -22,6 +22,7 @@ import Foundation
 /// ### Reading a journal
 ///
 /// - ``init(contentsOf:journal:)``
+/// - ``journal``
 /// - ``steps``
 /// - ``step(_:)``
 /// - ``JournalStep``
@@ -108,6 +109,8 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
 
     /// The action at `index` (from 0), and where it came from.
     ///
+    /// - Parameter index: The step, from 0.
+    /// - Returns: The step's action, origin, number, time and changed keys.
     /// - Throws: ``JournalError/noSuchStep(_:steps:)`` for an index out of the journal.
     public func step(_ index: Int) throws(JournalError) -> JournalStep<Action> {
         guard (0..<steps).contains(index) else { throw .noSuchStep(index, steps: steps) }
@@ -124,6 +127,8 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
     /// The recorded keys' values after the first `steps` steps (`0`: the state the journal starts
     /// from): the nearest checkpoint, then the recorded changes, with no handler run.
     ///
+    /// - Parameter steps: How many steps have been handled, from 0 to ``steps``.
+    /// - Returns: Each recorded key's value then, by key; a key with no value is absent.
     /// - Throws: ``JournalError/noSuchStep(_:steps:)`` past the end; ``JournalError/undecodableValue(key:valueType:message:)``.
     public func state(at steps: Int) throws(JournalError) -> [Key: Any] {
         try decode(encodedState(at: steps))
@@ -131,6 +136,10 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
 
     /// The recorded keys' values after the first `steps` steps, as one JSON object whose keys are
     /// the keys' names, sorted: byte for byte what a replay to that step holds.
+    ///
+    /// - Parameter steps: How many steps have been handled, from 0 to ``steps``.
+    /// - Returns: `{"name":value,…}`, the names sorted.
+    /// - Throws: ``JournalError/noSuchStep(_:steps:)`` past the end.
     public func stateJSON(at steps: Int) throws(JournalError) -> Data {
         Self.canonicalJSON(try encodedState(at: steps), keys: journal.keys)
     }
@@ -352,8 +361,32 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
 /// let step = try recorded.step(41)
 /// print(step.sequence, step.origin, step.action as Any)
 /// ```
+///
+/// ## Topics
+///
+/// ### The action
+///
+/// - ``action``
+/// - ``origin``
+/// - ``Origin``
+/// - ``sequence``
+/// - ``time``
+/// - ``changedKeys``
 public struct JournalStep<Action>: @unchecked Sendable {
     /// Where a recorded action came from.
+    ///
+    /// ```swift
+    /// if case .effect(let id) = try recorded.step(3).origin { print("delivered by \(id)") }
+    /// ```
+    ///
+    /// ## Topics
+    ///
+    /// ### Origins
+    ///
+    /// - ``sent``
+    /// - ``immediate``
+    /// - ``effect(id:)``
+    /// - ``changesOnly``
     public enum Origin: Sendable, Equatable {
         /// Sent with `handle(action:)`.
         case sent

@@ -12,7 +12,7 @@ extension RecordedJournal {
     /// }
     /// ```
     ///
-    /// Effects do not run (see ``CacheStore/RecordedJournal/replay(actionHandler:dependency:skipping:)``):
+    /// Effects do not run (see `replay(actionHandler:dependency:skipping:)`):
     /// pass `unimplemented` clients, and a call to one fails the test too.
     ///
     /// - Parameters:

@@ -99,3 +99,34 @@ struct JournalFileRecords {
         }
     }
 }
+
+/// A value whose `encode(to:)` runs `ReenteringValue.hook` first: a value that calls back into the store or
+/// the recorder while it is recorded.
+struct ReenteringValue: Codable, Sendable {
+    nonisolated(unsafe) static var hook: (() -> Void)?
+    var number: Int
+
+    init(_ number: Int) {
+        self.number = number
+    }
+
+    init(from decoder: any Decoder) throws {
+        number = try Int(from: decoder)
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        Self.hook?()
+        try number.encode(to: encoder)
+    }
+}
+
+enum ReenteringKey: Hashable, Sendable { case value }
+
+extension TypedKey<ReenteringKey, ReenteringValue?> {
+    static var value: Self { .init(.value, default: nil) }
+}
+
+let reenteringHandler = StoreActionHandler<ReenteringKey, Int, Void> { state, number, _ in
+    state[.value] = ReenteringValue(number)
+    return .none
+}

@@ -119,6 +119,31 @@ import Testing
         }
     }
 
+    /// A value's `encode(to:)` runs with no lock held: it may read the recorder, send the store an
+    /// action (handled after the one being recorded) and stop the recording.
+    @Test(.serialized, arguments: [false, true]) func aValueThatCallsBackWhileItIsRecorded(stopping: Bool) async throws
+    {
+        try await inTemporaryJournal { file in
+            let journal = Journal<ReenteringKey, Int>(file: file).recording(.value)
+            let store = Store(initialValues: [:], actionHandler: reenteringHandler)
+            let recorder = try store.startRecording(journal)
+            var problems: [[String]] = []
+            ReenteringValue.hook = {
+                problems.append(recorder.problems)
+                if store[.value]?.number == 1 { store.handle(action: 2) }
+                if stopping { recorder.stop() }
+            }
+            defer { ReenteringValue.hook = nil }
+            store.handle(action: 1)
+            ReenteringValue.hook = nil
+            recorder.stop()
+            #expect(store[.value]?.number == 2)
+            #expect(problems.count == 2)
+            let recorded = try RecordedJournal(contentsOf: file, journal: journal)
+            #expect(recorded.steps == (stopping ? 0 : 2))
+        }
+    }
+
     @Test func aWindowOfActionsKeepsAtLeastTheWindowAndAtMostAnIntervalMore() async throws {
         try await inTemporaryJournal { file in
             let journal = noteJournal(file, checkpointInterval: 5, window: .actions(20))
