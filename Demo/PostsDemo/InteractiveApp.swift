@@ -2,12 +2,6 @@ import CacheStore
 import Foundation
 import PostsFeature
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The interactive screen: keys and signals in, the rows that changed redrawn on every state
 /// change and spinner tick.
 ///
