@@ -1,7 +1,7 @@
 import Foundation
 
 /// The command line: `PostsDemo [--url URL] [--once] [--timeout SECONDS] [--state-dir DIR |
-/// --no-state] [--help]`.
+/// --no-state] [--record FILE | --replay FILE] [--help]`.
 struct DemoArguments: Equatable {
     var url: URL?
     var once = false
@@ -9,9 +9,14 @@ struct DemoArguments: Equatable {
     var help = false
     /// Where the user filter and the list's position are remembered; `nil`: nowhere (`--no-state`).
     var stateFolder: URL? = DemoArguments.defaultStateFolder()
+    /// Where the session's actions are recorded (`--record`).
+    var recordFile: URL?
+    /// The recorded session shown instead of a live one (`--replay`): nothing is fetched.
+    var replayFile: URL?
 
     static let usage = """
         usage: PostsDemo [--url URL] [--once] [--timeout SECONDS] [--state-dir DIR | --no-state]
+                         [--record FILE | --replay FILE]
 
         Shows posts with CacheStore. Without --url it serves 100 bundled sample posts (no network).
           --url URL          fetch posts from an HTTP(S) endpoint, for example
@@ -22,11 +27,15 @@ struct DemoArguments: Equatable {
           --state-dir DIR    remember the user filter, page and selected post in DIR
                              (default $XDG_STATE_HOME/PostsDemo, or ~/.local/state/PostsDemo)
           --no-state         remember nothing
+          --record FILE      record the session's actions and screens in FILE (a CacheStore journal)
+          --replay FILE      show the session recorded in FILE, offline: its last screen (with --once,
+                             printed), [ and ] step back and forward through it, q quits
           --help             show this help
 
         Keys: arrows or j/k select, Enter reads the post (Esc back), n/p or PgDn/PgUp page,
         g/G or Home/End first/last, u next user, r refresh, c cancel the fetch in flight,
-        Ctrl-L redraw, ? help, q quit. Ctrl-Z suspends (fg resumes).
+        Ctrl-L redraw, ? help, q quit. Ctrl-Z suspends (fg resumes). While recording, [ and ] step
+        back and forward through the session so far, and Esc comes back to the live screen.
         """
 
     /// The timeouts URLSession can take: not infinite, not so long that its arithmetic overflows.
@@ -53,6 +62,12 @@ struct DemoArguments: Equatable {
             if let stateOption { throw Invalid(description: "\(stateOption) and \(option) cannot go together") }
             stateOption = option
         }
+        func file(after option: String) throws(Invalid) -> URL {
+            guard let path = rest.popFirst(), !path.isEmpty, !path.hasPrefix("--") else {
+                throw Invalid(description: "\(option) needs a file")
+            }
+            return URL(fileURLWithPath: path)
+        }
         while let argument = rest.popFirst() {
             switch argument {
             case "--no-state":
@@ -64,6 +79,8 @@ struct DemoArguments: Equatable {
                     throw Invalid(description: "--state-dir needs a folder")
                 }
                 result.stateFolder = URL(fileURLWithPath: path)
+            case "--record": result.recordFile = try file(after: argument)
+            case "--replay": result.replayFile = try file(after: argument)
             case "--once": result.once = true
             case "--help", "-h": result.help = true
             case "--url":
@@ -79,6 +96,12 @@ struct DemoArguments: Equatable {
                 result.timeout = seconds
             default:
                 throw Invalid(description: "unknown option \(argument)")
+            }
+        }
+        if result.replayFile != nil {
+            if result.recordFile != nil { throw Invalid(description: "--record and --replay cannot go together") }
+            if result.url != nil {
+                throw Invalid(description: "--replay shows what was recorded and fetches nothing: no --url with it")
             }
         }
         return result

@@ -2,29 +2,36 @@ import CacheStore
 import Foundation
 import PostsFeature
 
-#if canImport(Glibc)
-    import Glibc
-#elseif canImport(Darwin)
-    import Darwin
-#endif
-
 /// The interactive screen: keys and signals in, the rows that changed redrawn on every state
 /// change and spinner tick.
+///
+/// A recorded session can travel back (`[`) and forward (`]`) through the journal recorded so far:
+/// the screen then shows a recorded step, while the live store goes on as it was.
 final class InteractiveApp: Sendable {
     private let store: Store<PostsKey, AppAction, PostsClient>
     private let source: String
     private let spinner = SpinnerClock()
     private let terminal = Terminal()
+    /// Travel through the session's journal; `nil` when the session is not recorded.
+    private let travel: SessionTravel?
 
-    init(store: Store<PostsKey, AppAction, PostsClient>, source: String) {
+    /// The screen of `store`, which fetches from `source`; with `journalFile`, the file the store
+    /// records the session into, to travel through.
+    init(store: Store<PostsKey, AppAction, PostsClient>, source: String, journalFile: URL? = nil) {
         self.store = store
         self.source = source
+        travel = journalFile.map { SessionTravel(TimeTravel(recordingIn: $0)) }
     }
 
     /// Runs until `q`, the end of input, or a signal that ends the program.
     func run() async {
         terminal.enterRawMode()
-        Signals.watch([SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGTSTP, SIGCONT, SIGWINCH]) { [self] in handle(signal: $0) }
+        terminal.followSignals { [self] in
+            fitPageSizeToTerminal()
+            redraw()
+        } ending: { [self] in
+            saveState()
+        }
         fitPageSizeToTerminal()
         let redraws = Task { [self] in
             for await _ in store.changes { redraw() }
@@ -40,42 +47,9 @@ final class InteractiveApp: Sendable {
         }
         store.handle(action: .list(.load))
         redraw()
-        await readKeysUntilQuit()
+        await terminal.readKeys { [self] in handle($0) }
         redraws.cancel()
         ticks.cancel()
-    }
-
-    private func readKeysUntilQuit() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-            Thread { [self] in
-                while let key = Key.read(), handle(key) {}
-                terminal.close()  // before anything else: no frame may follow
-                done.resume()
-            }.start()
-        }
-    }
-
-    /// Ctrl-Z stops with the terminal as the shell expects it; `fg` brings raw mode and the screen
-    /// back; a resize redraws at once; a signal that ends the program restores the terminal first.
-    private func handle(signal: Int32) {
-        switch signal {
-        case SIGTSTP:
-            terminal.restore()
-            Signals.raiseWithDefaultAction(SIGTSTP)  // stops here until SIGCONT
-            Signals.catchSignal(SIGTSTP)
-        case SIGCONT:
-            terminal.enterRawMode()
-            fitPageSizeToTerminal()
-            redraw()
-        case SIGWINCH:
-            terminal.invalidate()
-            fitPageSizeToTerminal()
-            redraw()
-        default:
-            terminal.close()
-            saveState()
-            Signals.raiseWithDefaultAction(signal)
-        }
     }
 
     /// Saves what the store has not saved yet, before a signal ends the program: on the signals'
@@ -91,6 +65,10 @@ final class InteractiveApp: Sendable {
 
     /// Acts on `key`; false when it quits.
     private func handle(_ key: Key) -> Bool {
+        if let travel, travel.handle(key) {
+            redraw()
+            return true
+        }
         let action: AppAction?
         if store.view == .list {
             if key == .character("q") { return false }
@@ -152,9 +130,11 @@ final class InteractiveApp: Sendable {
         if rows != store.pageSize { store.handle(action: .list(.setPageSize(rows))) }
     }
 
+    /// Draws the live screen, or the recorded step travel shows.
     private func redraw() {
         terminal.draw { rows, columns in
-            PostsScreen(store: store, source: source).lines(width: columns, height: rows, spinnerFrame: spinner.frame)
+            let screen = travel?.screen ?? PostsScreen(store: store, source: source)
+            return screen.lines(width: columns, height: rows, spinnerFrame: spinner.frame)
         }
     }
 }

@@ -19,13 +19,18 @@ if arguments.help {
     exit(0)
 }
 
+if let replayFile = arguments.replayFile {
+    exit(await ReplayRun.run(replayFile, once: arguments.once))
+}
+
 let client = arguments.url.map { PostsClient.live(url: $0, timeout: arguments.timeout) } ?? .sample()
+let initialValues: [PostsKey: Any] = [.pageSize: 10, .source: client.sourceDescription]
 let store =
     arguments.stateFolder.map {
         Store(
-            initialValues: [.pageSize: 10], actionHandler: appHandler, dependency: client,
+            initialValues: initialValues, actionHandler: appHandler, dependency: client,
             persistence: postsPersistence(folder: $0))
-    } ?? Store(initialValues: [.pageSize: 10], actionHandler: appHandler, dependency: client)
+    } ?? Store(initialValues: initialValues, actionHandler: appHandler, dependency: client)
 /// Writes the persistence errors after the first `reported` ones, one line each; returns how many
 /// there are.
 func reportPersistenceErrors(after reported: Int = 0) -> Int {
@@ -37,12 +42,31 @@ func reportPersistenceErrors(after reported: Int = 0) -> Int {
 }
 let reportedAtLaunch = reportPersistenceErrors()
 
-if arguments.once || !Terminal.isInteractive {
-    let status = await OnceRun.run(store)
+// Recording starts before the first action, from the state the launch restored.
+let recorder: JournalRecorder<PostsKey, AppAction>?
+do {
+    recorder = try arguments.recordFile.map { file throws(JournalError) in
+        try store.startRecording(postsJournal(file: file))
+    }
+} catch {
+    StandardOutput.report("PostsDemo: \(TerminalText.sanitized(error.description))")
+    exit(64)
+}
+
+/// Saves and closes what the session wrote, saying what could not be saved or recorded.
+func finishSession() async {
     await store.flush()
     _ = reportPersistenceErrors(after: reportedAtLaunch)
+    recorder?.stop()
+    for problem in recorder?.problems ?? [] {
+        StandardOutput.report("PostsDemo: the journal: \(TerminalText.sanitized(problem))")
+    }
+}
+
+if arguments.once || !Terminal.isInteractive {
+    let status = await OnceRun.run(store)
+    await finishSession()
     exit(status)
 }
-await InteractiveApp(store: store, source: client.sourceDescription).run()
-await store.flush()
-_ = reportPersistenceErrors(after: reportedAtLaunch)
+await InteractiveApp(store: store, source: client.sourceDescription, journalFile: arguments.recordFile).run()
+await finishSession()

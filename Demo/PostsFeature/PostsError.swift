@@ -1,5 +1,5 @@
 /// Why posts could not be loaded, with what a person needs to know to fix it.
-public enum PostsError: Error, Equatable, Sendable, CustomStringConvertible {
+public enum PostsError: Error, Codable, Equatable, Sendable, CustomStringConvertible {
     /// The server answered with a status outside 200–299.
     case http(status: Int, host: String)
     /// No answer: no network, refused connection, no answer in time.

@@ -15,15 +15,3 @@ public func postsPersistence(folder: URL) -> Persistence<PostsKey> {
         .persisting(.top)
         .persisting(.selected)
 }
-
-extension TypedKey<PostsKey, Int?> {
-    /// The user whose posts are shown; `nil`: everyone's.
-    public static var userFilter: Self { .init(.userFilter, default: nil) }
-}
-
-extension TypedKey<PostsKey, Int> {
-    /// The index, among the visible posts, of the first post shown.
-    public static var top: Self { .init(.top, default: 0) }
-    /// The index, among the visible posts, of the selected post.
-    public static var selected: Self { .init(.selected, default: 0) }
-}

@@ -10,6 +10,7 @@ extension PostsScreen {
         "r               refresh",
         "c               cancel the fetch in flight",
         "Ctrl-L          redraw the screen",
+        "[ ]             step through a recording",
         "?               this help",
         "q               quit (Esc or q: back)",
     ]

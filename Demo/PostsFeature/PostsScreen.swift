@@ -19,13 +19,15 @@ public struct PostsScreen: Equatable, Sendable {
     public var wasCancelled: Bool
     public var userFilter: Int?
     public var view: PostsView
+    /// The recorded step shown, when travelling through a session; `nil`: the screen now.
+    public var travel: TravelPosition?
 
     /// Lines around the list in a window of 6 rows or more: title, rule, rule, status, keys.
     public static let chromeLines = 5
     public static let spinnerFrames = ["⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"]
 
-    /// The screen for `store`'s state now.
-    public init(store: Store<PostsKey, AppAction, PostsClient>, source: String) {
+    /// The screen for `store`'s state now: a live store's, or one holding a recorded step's state.
+    public init<Action, Dependency>(store: Store<PostsKey, Action, Dependency>, source: String) {
         self.source = source
         posts = Array(store.postsOnPage)
         top = store.top
@@ -56,7 +58,7 @@ public struct PostsScreen: Equatable, Sendable {
     ///   - spinnerFrame: Which frame of the loading spinner to show.
     /// - Returns: The lines, top to bottom.
     public func lines(width: Int, height: Int, spinnerFrame: Int) -> [String] {
-        let screen: (title: String, body: [String], status: String, keys: String)
+        var screen: (title: String, body: [String], status: String, keys: String)
         switch view {
         case .list:
             screen = (header, listLines, status, footer(width: width, spinnerFrame: spinnerFrame))
@@ -68,6 +70,7 @@ public struct PostsScreen: Equatable, Sendable {
             let text = reading(width: width, height: height, from: line, post: false)
             screen = ("CacheStore posts — keys", text.lines, text.position, "Esc or q back")
         }
+        if let travel { screen.keys = travelFooter(travel) }
         let rows = Self.listRows(height: height)
         let body = screen.body.prefix(rows) + Array(repeating: "", count: max(0, rows - screen.body.count))
         let all: [String]
@@ -118,6 +121,16 @@ public struct PostsScreen: Equatable, Sendable {
     private var status: String {
         let user = userFilter.map { "user \($0)" } ?? "all users"
         return "page \(page + 1)/\(pageCount) · \(visibleCount) posts · \(user)"
+    }
+
+    /// Which step is shown and the keys that travel, then what was happening at that step: the keys
+    /// come first, so that a long error is what a narrow window cuts.
+    private func travelFooter(_ travel: TravelPosition) -> String {
+        var parts = ["step \(travel.step) of \(travel.steps)", "[ ] step", travel.isLive ? "Esc live" : "q quit"]
+        if isLoading { parts.append("loading") }
+        if let error { parts.append("error: \(TerminalText.sanitized(error.description))") }
+        if wasCancelled { parts.append("fetch cancelled") }
+        return parts.joined(separator: " · ")
     }
 
     /// The keys, or what happened: loading, the error (with `? more` when it does not fit), cancelled.

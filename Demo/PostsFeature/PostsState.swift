@@ -20,6 +20,9 @@ public enum PostsKey: Hashable, Sendable, CaseIterable {
     case userFilter
     /// `PostsView`: the list, a post, or the help (absent: the list).
     case view
+    /// `String`: where the posts come from, for people (the client's ``PostsClient/sourceDescription``):
+    /// part of the state, so that a recorded session's screen names its source.
+    case source
 }
 
 /// Reads of the posts screen's state, typed.
@@ -39,6 +42,8 @@ extension Store where Key == PostsKey {
     public var pageSize: Int { self.get(.pageSize, as: Int.self) ?? 10 }
     public var userFilter: Int? { self.get(.userFilter, as: Int.self) }
     public var view: PostsView { self.get(.view, as: PostsView.self) ?? .list }
+    /// Where the posts come from, when the state says.
+    public var source: String? { self.get(.source, as: String.self) }
 
     /// The posts that pass the user filter.
     public var visiblePosts: [Post] {

@@ -1,5 +1,5 @@
 /// What the posts screen shows: the list, one post being read, or the help.
-public enum PostsView: Equatable, Sendable {
+public enum PostsView: Codable, Equatable, Sendable {
     case list
     /// The selected post, scrolled down to `line`.
     case post(line: Int)

@@ -10,7 +10,7 @@ public enum UserFilterKey: Hashable, Sendable {
     case posts
 }
 
-public enum UserFilterAction: Equatable, Sendable {
+public enum UserFilterAction: Codable, Equatable, Sendable {
     /// Select the next user who has posts, then everyone again after the last.
     case selectNextUser
     case selectUser(Int?)

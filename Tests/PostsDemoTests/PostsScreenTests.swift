@@ -74,7 +74,7 @@ private let wide = [
         let text = help.lines(width: 40, height: 30, spinnerFrame: 0).joined(separator: "\n")
         #expect(text.contains("Last error:\nposts.example.com answered, but the\nconnection closed mid-response"))
         #expect(help.lastScrollLine(width: 40, height: 30) == 0)
-        #expect(help.lastScrollLine(width: 40, height: 8) == 16 - 3)  // keys 12 lines, blank, 3 of error; 3 rows
+        #expect(help.lastScrollLine(width: 40, height: 8) == 17 - 3)  // keys 13 lines, blank, 3 of error; 3 rows
     }
 
     @Test func aCancelledFetchSaysSo() {
