@@ -5,7 +5,7 @@ import Foundation
 ///
 /// ```text
 /// CacheStore journal 1\n
-/// [length: UInt32 LE][fnv1a64 of kind and payload: UInt64 LE][kind: UInt8][payload] …
+/// [length: UInt32 LE][checksum of kind and payload: UInt64 LE][kind: UInt8][payload] …
 /// ```
 ///
 /// The first record is the header (``JournalRecordKind/header``), the second a checkpoint of the
@@ -47,13 +47,29 @@ enum JournalFileFormat {
     /// end of `bytes`.
     static func endRecord(startingAt start: Int, in bytes: inout [UInt8]) {
         let length = UInt32(bytes.count - start - frameSize)
-        let checksum = bytes.withUnsafeBufferPointer {
-            fnv1a64(UnsafeRawBufferPointer($0).dropFirst(start + frameSize))
-        }
         bytes.withUnsafeMutableBytes { buffer in
+            let sum = checksum(UnsafeRawBufferPointer(rebasing: buffer[(start + frameSize)...]))
             buffer.storeBytes(of: length.littleEndian, toByteOffset: start, as: UInt32.self)
-            buffer.storeBytes(of: checksum.littleEndian, toByteOffset: start + 4, as: UInt64.self)
+            buffer.storeBytes(of: sum.littleEndian, toByteOffset: start + 4, as: UInt64.self)
         }
+    }
+
+    /// A record's checksum: FNV-1a's step over 8 bytes at a time (little-endian words, the last one
+    /// padded with zeros), then the length. It tells a changed byte, not an attacker; a word at a
+    /// time, its chain of multiplications is an eighth of FNV-1a's by byte.
+    static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        let words = bytes.count / 8
+        for index in 0..<words {
+            hash ^= UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self))
+            hash = hash &* 0x0000_0100_0000_01b3
+        }
+        var tail: UInt64 = 0
+        for (shift, byte) in bytes[(words * 8)...].enumerated() { tail |= UInt64(byte) << (8 * shift) }
+        hash ^= tail
+        hash = hash &* 0x0000_0100_0000_01b3
+        hash ^= UInt64(bytes.count)
+        return hash &* 0x0000_0100_0000_01b3
     }
 
     /// FNV-1a, 64 bits: it tells a changed byte, not an attacker.

@@ -28,7 +28,7 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
     let journal: Journal<Key, Action>
     private let path: String
     /// The open file; `nil` once the recording stopped.
-    @exclusivity(unchecked) private var file: JournalFile?
+    private var file: JournalFile?
     private let encoder = JSONEncoder.canonical()
     private let keyIndex: [Key: Int]
     /// The recorded keys' names, hash seeds and encoders, by index: what each action reads of them,
@@ -37,24 +37,24 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
     private let hashSeeds: [UInt64]
     private let encoders: [(Any, JSONEncoder) throws -> [UInt8]]
     /// Each recorded key's value's JSON, and its share of the state's hash.
-    @exclusivity(unchecked) private var values: [[UInt8]?]
-    @exclusivity(unchecked) private var valueHashes: [UInt64]
+    private var values: [[UInt8]?]
+    private var valueHashes: [UInt64]
     /// The wrapping sum of the recorded keys' shares: a hash of the state that does not depend on
     /// the order of the keys.
-    @exclusivity(unchecked) private var stateHash: UInt64 = 0
+    private var stateHash: UInt64 = 0
     /// The number of the last recorded action: the first is 1.
-    @exclusivity(unchecked) private var sequence: UInt64 = 0
-    @exclusivity(unchecked) private var noted: [String] = []
+    private var sequence: UInt64 = 0
+    private var noted: [String] = []
     /// The keys changed that the journal does not record, each said once. Guarded by the store's turn.
-    @exclusivity(unchecked) private var unrecordedKeys: Set<Key> = []
+    private var unrecordedKeys: Set<Key> = []
     /// The changes of the action being recorded, encoded before the lock is taken, by key index: a
     /// buffer reused from action to action. Guarded by the store's turn.
-    @exclusivity(unchecked) private var pendingChanges: [(index: Int, value: [UInt8]?)] = []
-    @exclusivity(unchecked) private var buffer: [UInt8] = []
+    private var pendingChanges: [(index: Int, value: [UInt8]?)] = []
+    private var buffer: [UInt8] = []
     /// The header's bytes, first line included: what a windowed file starts again with.
-    @exclusivity(unchecked) private var headerBytes: [UInt8] = []
+    private var headerBytes: [UInt8] = []
     /// The checkpoints in the file now: the number of actions before each, its time and its offset.
-    @exclusivity(unchecked) private var checkpoints: [(sequence: UInt64, time: Int64, offset: Int)] = []
+    private var checkpoints: [(sequence: UInt64, time: Int64, offset: Int)] = []
 
     /// Makes the file, and writes its header and a checkpoint of `state`.
     init(journal: Journal<Key, Action>, state: [Key: Any], detach: UncheckedSendable<() -> Void>) throws(JournalError) {

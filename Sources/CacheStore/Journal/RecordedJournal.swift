@@ -320,7 +320,7 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
             guard end <= file.count else { return (offset, isCutShort) }
             let checksum = UInt64(littleEndian: file.loadUnaligned(fromByteOffset: offset + 4, as: UInt64.self))
             let covered = UnsafeRawBufferPointer(rebasing: file[(offset + JournalFileFormat.frameSize)..<end])
-            guard JournalFileFormat.fnv1a64(covered) == checksum else {
+            guard JournalFileFormat.checksum(covered) == checksum else {
                 // A frame written last, whose checksum fails with only zeros after it, is a write cut short.
                 if isZero(UnsafeRawBufferPointer(rebasing: file[end...])) { return (offset, true) }
                 throw .corruptRecord(offset: offset, reason: "its checksum does not match its contents")
