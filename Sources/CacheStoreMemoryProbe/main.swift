@@ -39,7 +39,7 @@ guard arguments.count == 2, let count = Int(arguments[1]), count > 0, cachestore
             usage: CacheStoreMemoryProbe SCENARIO COUNT (on a platform whose heap can be measured)
             scenarios: keys-set-read-removed, contains-absent, changes-unconsumed, effects-started-cancelled,
             observed-scopes-released, scope-observes-new-keys, store-scope-observes-new-keys,
-            journal-window, retain-each, \(EffectCycle.allCases.map(\.rawValue).joined(separator: ", "))
+            journal-window, journal-jump, retain-each, \(EffectCycle.allCases.map(\.rawValue).joined(separator: ", "))
 
             """.utf8))
     exit(64)
@@ -167,6 +167,32 @@ case "journal-window":
     print("in use \(inUse)")
     print("journal \(bytesAfterWindow) \(recordedBytes())")
     withExtendedLifetime(recorder) {}
+case "journal-jump":
+    // A journal of COUNT actions over 10 keys, a checkpoint every 1,000: the heap a reader of it holds
+    // after 100 jumps to steps all over it, while it holds one of the states it jumped to; then the
+    // number of checkpoints.
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("CacheStoreMemoryProbe-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: file) }
+    var journal = Journal<Int, Int>(file: file)
+    for key in 0..<10 { journal = journal.recording(TypedKey<Int, Int>(key, default: 0)) }
+    do {
+        let store = Store<Int, Int, Void>(
+            initialValues: [:],
+            actionHandler: StoreActionHandler { state, value, _ in
+                state.set(value: value, forKey: value % 10)
+                return .none
+            })
+        let recorder = try! store.startRecording(journal)
+        for index in 0..<count { store.handle(action: index) }
+        recorder.stop()
+    }
+    let before = cachestore_allocated_bytes()
+    let recorded = try! RecordedJournal(contentsOf: file, journal: journal)
+    var state: [Int: Any] = [:]
+    for jump in 0..<100 { state = try! recorded.state(at: (jump &* 7_919) % (count + 1)) }
+    print(Int(cachestore_allocated_bytes() - before))
+    print("checkpoints \(count / 1_000 + 1)")
+    withExtendedLifetime((recorded, state)) {}
 case "retain-each":
     // The probe's own check: 100 bytes kept per key must show as at least that.
     var kept: [[UInt8]] = []

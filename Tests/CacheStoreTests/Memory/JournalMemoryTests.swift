@@ -1,8 +1,9 @@
 import Testing
 
 /// A journal with a window of 10,000 actions holds as much memory, and as many bytes of records,
-/// after a long session as after its first 10,000 actions. Measured in a process of its own.
-@Suite(.timeLimit(.minutes(3))) struct JournalWindowMemoryTests {
+/// after a long session as after its first 10,000 actions; a reader of a long journal holds its
+/// checkpoints' offsets and one state. Measured in a process of its own.
+@Suite(.timeLimit(.minutes(3))) struct JournalMemoryTests {
     /// `swift test` records 50,000 actions after the first 10,000; the full soak 990,000 (a million in all).
     static let actions = Soak.isFull ? 990_000 : 50_000
 
@@ -18,5 +19,19 @@ import Testing
         #expect(
             journal[1] <= journal[0] + journal[0] / 20, "the journal's records: \(journal[0]) bytes, then \(journal[1])"
         )
+    }
+
+    /// `swift test` reads a journal of 20,000 actions; the full soak one of 100,000.
+    static let journalActions = Soak.isFull ? 100_000 : 20_000
+
+    @Test func aReaderHoldsItsCheckpointsAndOneStateAfterJumpsAllOverAJournal() async throws {
+        let report = try await MemoryProbe.run("journal-jump", count: Self.journalActions)
+        let checkpoints = try #require(
+            report.details.first { $0.hasPrefix("checkpoints ") }.flatMap { Int($0.dropFirst(12)) })
+        // 16 bytes a checkpoint's offset; 8 KiB for one state of 10 keys and the reader itself. An
+        // offset per step would be 8 bytes an action.
+        #expect(
+            report.growth <= checkpoints * 16 + 8_192,
+            "a reader of \(Self.journalActions) actions holds \(report.growth) bytes after 100 jumps")
     }
 }
