@@ -360,3 +360,211 @@ import Testing
         }
     }
 }
+
+// MARK: - Review: recording
+
+/// A store of one `Double` key: `JSONEncoder` refuses a non-finite `Double`.
+enum ScoreKey: Hashable, Sendable { case scores }
+
+extension TypedKey<ScoreKey, [Double]> {
+    static var scores: Self { .init(.scores, default: []) }
+}
+
+/// `.tag("n")` sets n scores, the last of them not a number.
+let scoreHandler = StoreActionHandler<ScoreKey, NoteAction, Void> { state, action, _ in
+    if case .tag(let count) = action, let count = Int(count) {
+        state[.scores] = (0..<count).map(Double.init) + [.nan]
+    }
+    return .none
+}
+
+extension JournalRecordingTests {
+    /// Two recorders on one file: the second is refused (or the first's file is its own), never two
+    /// writers interleaving records in one file.
+    @Test func aSecondRecorderOnTheSameFileIsRefused() async throws {
+        try await inTemporaryJournal { file in
+            let first = Store(initialValues: [:], actionHandler: noteHandler)
+            let second = Store(initialValues: [:], actionHandler: noteHandler)
+            let firstRecorder = try first.startRecording(noteJournal(file))
+            for _ in 0..<20 { first.handle(action: .type("first")) }
+            let secondRecorder = try? second.startRecording(noteJournal(file))
+            #expect(secondRecorder == nil, "a second recorder opened a file another recorder writes")
+            for index in 0..<20 {
+                first.handle(action: .increment)
+                second.handle(action: .tag("\(index)"))
+            }
+            secondRecorder?.stop()
+            firstRecorder.stop()
+            // The first recorder's 40 actions are its file's, or the second's 20 are: not a file that
+            // silently holds the second's and loses the first's.
+            let recorded = try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            let final = String(decoding: try recorded.stateJSON(at: recorded.steps), as: UTF8.self)
+            #expect(recorded.steps == 40, "the file reads as \(recorded.steps) steps: \(final)")
+            #expect(!firstRecorder.problems.isEmpty || recorded.steps == 40, "the first recorder lost its actions and says nothing")
+        }
+    }
+
+    /// The store's release ends the recording, as `startRecording` says, though the caller still
+    /// holds the recorder (to call `stop()`): the file is cut to its records.
+    @Test func releasingTheStoreEndsTheFileThoughTheRecorderIsHeld() async throws {
+        try await inTemporaryJournal { file in
+            var store: Store<NoteKey, NoteAction, Void>? = Store(initialValues: [:], actionHandler: noteHandler)
+            let recorder = try store!.startRecording(noteJournal(file))
+            store!.handle(action: .increment)
+            store = nil
+            let recorded = try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            let size = try FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int
+            #expect(size == recorded.recordedBytes, "the file is \(size ?? -1) bytes, its records \(recorded.recordedBytes)")
+            withExtendedLifetime(recorder) {}
+        }
+    }
+
+    /// A window of a negative count, or of a duration longer than 292 years in nanoseconds, is an
+    /// odd input, not a trap at the first checkpoint.
+    @Test func anOddWindowDoesNotStopTheProgram() async throws {
+        await #expect(processExitsWith: .success) {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("journal-window-\(getpid())")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let store = Store(initialValues: [:], actionHandler: noteHandler)
+            let recorder = try! store.startRecording(noteJournal(file, checkpointInterval: 2, window: .actions(-1)))
+            for _ in 0..<4 { store.handle(action: .increment) }
+            recorder.stop()
+        }
+        await #expect(processExitsWith: .success) {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("journal-window-\(getpid())")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let store = Store(initialValues: [:], actionHandler: noteHandler)
+            let recorder = try! store.startRecording(
+                noteJournal(file, checkpointInterval: 2, window: .duration(.seconds(Int64.max / 2))))
+            for _ in 0..<4 { store.handle(action: .increment) }
+            recorder.stop()
+        }
+    }
+
+    /// A journal truncated by someone else while it is recorded (`logrotate`'s copytruncate, a
+    /// user's `: > file`): the next action is a problem that stops the recording, not a SIGBUS.
+    @Test func aFileTruncatedWhileRecordingIsAProblemNotASignal() async throws {
+        await #expect(processExitsWith: .success) {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("journal-truncated-\(getpid())")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let store = Store(initialValues: [:], actionHandler: noteHandler)
+            let recorder = try! store.startRecording(noteJournal(file))
+            store.handle(action: .increment)
+            _ = truncate(file.path, 0)
+            for _ in 0..<10 { store.handle(action: .increment) }
+            recorder.stop()
+        }
+    }
+}
+
+extension JournalReadingTests {
+    /// A journal read while its file is recorded again (the next session, same path): the reader
+    /// keeps what it read, or throws; it never traps on the bytes changed under its map.
+    @Test func aJournalReadWhileItsFileIsRecordedAgainNeverTraps() async throws {
+        await #expect(processExitsWith: .success) {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("journal-reread-\(getpid())")
+            defer { try? FileManager.default.removeItem(at: file) }
+            _ = try! JournalReadingTests.recordedBytes(file)
+            let recorded = try! RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            let next = Store(initialValues: [:], actionHandler: noteHandler)
+            let recorder = try! next.startRecording(noteJournal(file))
+            next.handle(action: .type("next session"))
+            _ = try? recorded.state(at: recorded.steps)
+            _ = try? recorded.step(recorded.steps - 1)
+            _ = try? recorded.replay(actionHandler: noteHandler)
+            recorder.stop()
+        }
+    }
+
+    /// A journal truncated while a reader holds it: the reader throws or keeps what it read, never
+    /// a SIGBUS.
+    @Test func aJournalTruncatedWhileReadIsNeverASignal() async throws {
+        await #expect(processExitsWith: .success) {
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("journal-cut-\(getpid())")
+            defer { try? FileManager.default.removeItem(at: file) }
+            _ = try! JournalReadingTests.recordedBytes(file)
+            let recorded = try! RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            _ = truncate(file.path, 0)
+            _ = try? recorded.state(at: recorded.steps)
+            _ = try? recorded.replay(actionHandler: noteHandler)
+        }
+    }
+}
+
+extension JournalRecordingTests {
+    /// A handler that ends one recording and starts the next (a new session on `.clear`), the
+    /// recorder reached through its dependency: the second start sees the first stopped.
+    @Test func aRecordingStoppedAndStartedAgainInsideAHandlerDoesNotStopTheProgram() async throws {
+        await #expect(processExitsWith: .success) {
+            final class Session: @unchecked Sendable {
+                var store: Store<NoteKey, NoteAction, Void>?
+                var recorder: JournalRecorder<NoteKey, NoteAction>?
+            }
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("journal-restart-\(getpid())")
+            defer { try? FileManager.default.removeItem(at: file) }
+            let session = Session()
+            let handler = StoreActionHandler<NoteKey, NoteAction, Void> { state, action, _ in
+                if case .clear = action {
+                    session.recorder?.stop()
+                    session.recorder = try? session.store?.startRecording(noteJournal(file))
+                }
+                return noteHandler.handle(store: &state, action: action, dependency: ())
+            }
+            let store = Store(initialValues: [:], actionHandler: handler)
+            session.store = store
+            session.recorder = try! store.startRecording(noteJournal(file))
+            store.handle(action: .increment)
+            store.handle(action: .clear)
+            store.handle(action: .increment)
+            session.recorder?.stop()
+        }
+    }
+
+    /// "Each is said once": a key whose values do not encode is one problem, of a bounded length,
+    /// however many actions write such a value, and however large the value.
+    @Test func aValueThatDoesNotEncodeIsOneShortProblemHoweverOftenItIsWritten() async throws {
+        try await inTemporaryJournal { file in
+            let journal = Journal<ScoreKey, NoteAction>(file: file).recording(.scores)
+            let store = Store(initialValues: [:], actionHandler: scoreHandler)
+            let recorder = try store.startRecording(journal)
+            for count in 1...300 { store.handle(action: .tag("\(count)")) }
+            store.handle(action: .tag("100000"))
+            recorder.stop()
+            let problems = recorder.problems
+            #expect(problems.count == 1, "\(problems.count) problems")
+            #expect(
+                problems.map(\.utf8.count).max() ?? 0 <= 4_096,
+                "the longest problem is \(problems.map(\.utf8.count).max() ?? 0) bytes")
+        }
+    }
+
+    /// Several threads send while another reads the recorder and stops it: every action handled
+    /// before `stop()` returned is in the file, in order, and the file reads back.
+    @Test func recordingFromSeveralThreadsWhileAnotherStopsIt() async throws {
+        try await inTemporaryJournal { file in
+            let store = Store(initialValues: [:], actionHandler: noteHandler)
+            let recorder = try store.startRecording(noteJournal(file, checkpointInterval: 16, window: .actions(64)))
+            let senders = (0..<4).map { index in
+                Thread {
+                    for step in 0..<2_000 {
+                        store.handle(action: step.isMultiple(of: 3) ? .tag("\(index)") : .increment)
+                    }
+                }
+            }
+            senders.forEach { $0.start() }
+            var seen = 0
+            while seen < 3_000 {
+                seen = recorder.recordedSteps
+                _ = recorder.problems
+            }
+            recorder.stop()
+            let stoppedAt = recorder.recordedSteps
+            while store[.count] + store[.tags].count < 8_000 { try await Task.sleep(for: .milliseconds(5)) }
+            #expect(recorder.recordedSteps == stoppedAt)
+            #expect(recorder.problems.isEmpty)
+            let recorded = try RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            #expect(try recorded.step(recorded.steps - 1).sequence == UInt64(stoppedAt))
+            #expect((64...80).contains(recorded.steps), "\(recorded.steps) steps")
+        }
+    }
+}

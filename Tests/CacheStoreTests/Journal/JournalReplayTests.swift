@@ -123,3 +123,39 @@ let clientNoteHandler = StoreActionHandler<NoteKey, NoteAction, NoteClient> { st
         }
     }
 }
+
+// MARK: - Review: replay
+
+/// A store of one set-valued key: a set's JSON is its iteration order, which equal sets need not share.
+enum MembersKey: Hashable, Sendable { case members }
+
+extension TypedKey<MembersKey, Set<String>> {
+    static var members: Self { .init(.members, default: []) }
+}
+
+let membersHandler = StoreActionHandler<MembersKey, NoteAction, Void> { state, action, _ in
+    if case .tag(let member) = action { state[.members].insert(member) }
+    return .none
+}
+
+extension JournalReplayTests {
+    /// The handler that recorded a journal replays it without a divergence when a recorded key holds
+    /// a `Set`: equal states are equal, whatever order their elements iterate in (the state hash is
+    /// "over a canonical encoding").
+    @Test func anUnchangedHandlerDoesNotDivergeOnASetValuedKey() async throws {
+        try await inTemporaryJournal { file in
+            let journal = Journal<MembersKey, NoteAction>(file: file).recording(.members)
+            var members = Set<String>(minimumCapacity: 4_096)
+            for index in 0..<20 { members.insert("member \(index)") }
+            let store = Store(initialValues: [MembersKey.members: members], actionHandler: membersHandler)
+            let recorder = try store.startRecording(journal)
+            store.handle(action: .tag("new"))
+            store.handle(action: .tag("newer"))
+            recorder.stop()
+            let recorded = try RecordedJournal(contentsOf: file, journal: journal)
+            let replay = try recorded.replay(actionHandler: membersHandler)
+            #expect(replay.state[.members] as? Set<String> == store[.members])
+            #expect(replay.divergence == nil, "\(replay.divergence.map(String.init(describing:)) ?? "")")
+        }
+    }
+}
