@@ -256,11 +256,14 @@ final class EffectRunner<Key: Hashable & SendableMetatype, Action, Dependency>: 
         let thread = ThreadID.current
         lock.lock()
         guard let engine else { return lock.unlock() }
-        if engine.observer != nil { engine.deliveringEffectID = scheduler.nameInMessages(of: ticket) }
+        // Named while the effect is still known; handed over just before its action, so no other
+        // action (one that ends without one, or the decisions') takes it.
+        let name = engine.observer != nil && last != nil ? scheduler.nameInMessages(of: ticket) : nil
         let ending = scheduler.operationEnded(ticket, hasLast: last != nil, on: thread, into: &decisions)
         lock.unlock()
         if !decisions.isEmpty { carryOut(decisions) }
         guard ending != .dropped, let last else { return }
+        if let name { engine.deliveringEffectID = name }
         engine.process(last, from: .effect(ticket))
         if ending == .deliveringAsPart { endDelivery(ticket) }
     }

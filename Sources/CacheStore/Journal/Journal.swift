@@ -23,6 +23,10 @@ import Foundation
 ///   last whole record.
 /// - **Bounded** by a ``JournalWindow`` (the last N actions, or the last T seconds), and by
 ///   ``redacting(_:)``, which records an action in another form, or only its changes.
+/// - **The recorder owns its file**: a second recorder of the same file is refused, and a reader
+///   of it reads a copy the recorder never changes under it. The file is written through a memory
+///   map, so another process must not truncate it while it is recorded (`logrotate`'s
+///   `copytruncate` would stop the app with `SIGBUS`): bound it with a window instead.
 /// - **Recorded keys** are the typed keys you list; their values are saved as JSON. A key the
 ///   handler changes that is not listed is not recorded (``JournalRecorder/problems`` names it):
 ///   list every key the handler reads, or a replay may differ.
@@ -64,6 +68,12 @@ public struct Journal<Key: Hashable & SendableMetatype, Action: Codable>: Sendab
     public init(file: URL, checkpointInterval: Int = 1000, window: JournalWindow = .unbounded) {
         precondition(
             checkpointInterval >= 1, "Journal: the checkpoint interval must be at least 1, not \(checkpointInterval)")
+        if case .actions(let count) = window {
+            precondition(count >= 1, "Journal: a window of .actions(\(count)) keeps no action; give 1 or more")
+        }
+        if case .duration(let duration) = window {
+            precondition(duration > .zero, "Journal: a window of .duration(\(duration)) keeps no action; give more")
+        }
         self.init(file: file, checkpointInterval: checkpointInterval, window: window, keys: [], redaction: nil)
     }
 

@@ -9,19 +9,57 @@ import Foundation
 /// ``close()`` truncates it, which a reader takes for the end. A record's frame (its length and
 /// checksum) is copied after its payload: a record cut off by a kill has no length yet, or a length
 /// whose checksum fails, and zeros after it.
+///
+/// The file is made beside its path and renamed onto it once it holds what a reader needs
+/// (``install()``), so a reader of the file it replaces keeps reading that one; and it is locked
+/// (`flock`) while it is open, so a second recorder of the same path is refused.
 final class JournalFile {
+    /// Where the file is installed.
     let path: String
+    /// Where it is made, until it is installed.
+    let temporaryPath: String
     private let descriptor: Int32
     private var map: UnsafeMutableRawPointer?
     private var capacity = 0
     /// The bytes appended: where the next one goes.
     private(set) var size = 0
+    /// Whether the file was renamed onto its path; one that never was is removed when it closes.
+    private var isInstalled = false
 
-    /// Makes (or empties) the file at `path`.
-    init(path: String) throws(JournalError) {
+    /// Makes a file to be installed at `path`, locked.
+    ///
+    /// - Parameter replacingOwn: The file at `path` is this recorder's own (a window's new start),
+    ///   not possibly another recorder's.
+    /// - Throws: ``JournalError/file(path:operation:message:)`` when another recorder holds the file
+    ///   at `path`, or the file cannot be made.
+    init(path: String, replacingOwn: Bool = false) throws(JournalError) {
         self.path = path
-        descriptor = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        temporaryPath = path + ".recording-" + UUID().uuidString
+        if !replacingOwn, Self.isLockedByAnotherRecorder(path) {
+            throw .file(path: path, operation: "record", message: "another recorder is recording it")
+        }
+        descriptor = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .file(path, "open", code: errno) }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let code = errno
+            Foundation.close(descriptor)
+            unlink(temporaryPath)
+            throw .file(path, "lock", code: code)
+        }
+    }
+
+    /// Renames the file onto its path, replacing what was there.
+    func install() throws(JournalError) {
+        guard rename(temporaryPath, path) == 0 else { throw .file(path, "replace", code: errno) }
+        isInstalled = true
+    }
+
+    /// Whether a recorder holds the lock of the file at `path`.
+    private static func isLockedByAnotherRecorder(_ path: String) -> Bool {
+        let probe = open(path, O_RDONLY | O_CLOEXEC)
+        guard probe >= 0 else { return false }
+        defer { Foundation.close(probe) }
+        return flock(probe, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
     }
 
     deinit {
@@ -47,12 +85,14 @@ final class JournalFile {
         return Array(UnsafeRawBufferPointer(start: map + offset, count: size - offset))
     }
 
-    /// Unmaps the file, cuts it to the bytes appended, and closes it. Calling it again does nothing.
+    /// Unmaps the file, cuts it to the bytes appended (readers read it with `pread`, which a cut
+    /// does not trap), and closes it, which lets go of its lock. Calling it again does nothing.
     func close() {
         guard descriptor >= 0, capacity >= 0 else { return }
         if let map { munmap(map, capacity) }
         map = nil
         _ = ftruncate(descriptor, off_t(size))
+        if !isInstalled { unlink(temporaryPath) }
         Foundation.close(descriptor)
         capacity = -1
     }

@@ -47,6 +47,10 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
     private var noted: [String] = []
     /// The keys changed that the journal does not record, each said once. Guarded by the store's turn.
     private var unrecordedKeys: Set<Key> = []
+    /// The recorded keys with a value that did not encode, and whether an action did not: each said
+    /// once. Guarded by the store's turn.
+    private var notedKeys: Set<Int> = []
+    private var hasNotedAnAction = false
     /// The changes of the action being recorded, encoded before the lock is taken, by key index: a
     /// buffer reused from action to action. Guarded by the store's turn.
     private var pendingChanges: [(index: Int, value: [UInt8]?)] = []
@@ -81,17 +85,28 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
         let header = JournalHeader(journal: journal, startedAt: Self.now())
         let headerJSON = (try? encoder.encode(header)) ?? Data()
         JournalFileFormat.appendRecord(.header, to: &headerBytes) { $0.append(contentsOf: headerJSON) }
-        file = try JournalFile(path: path)
+        let file = try JournalFile(path: path)
+        self.file = file
         buffer = headerBytes
         write(isRecord: false)
         appendCheckpoint()
+        guard self.file != nil else {
+            throw .file(path: path, operation: "write", message: noted.joined(separator: "; "))
+        }
+        try file.install()
     }
 
     /// Ends the recording: writes a checkpoint of the state after the last action and closes the
     /// file. Later actions are not recorded. Calling it again does nothing.
     public func stop() {
-        lock.withLock { close() }
+        finish()
         detach.value()
+    }
+
+    /// Writes the last checkpoint and closes the file, leaving the store as it is: the store's
+    /// release.
+    func finish() {
+        lock.withLock { close() }
     }
 
     /// How many actions are recorded (in the file and before it, when a window dropped some).
@@ -99,9 +114,9 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
         lock.withLock { Int(sequence) }
     }
 
-    /// What could not be recorded as asked: a changed key the journal does not list, an action or
-    /// a value that does not encode (the action is then recorded by its changes), a write that
-    /// failed (which stops the recording). Each is said once.
+    /// What could not be recorded as asked: a changed key the journal does not list, a value of a
+    /// key that does not encode, an action that does not encode (recorded by its changes), a write
+    /// that failed (which stops the recording). Each key, and the actions, are said once.
     public var problems: [String] {
         lock.withLock { noted }
     }
@@ -125,7 +140,8 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
         } else {
             action = encodedAction(observed.action, &problems)
         }
-        let effectID = observed.effectID.map { Array(ValueDump.inline($0).utf8) } ?? []
+        var effectID: [UInt8] = []
+        if case .effect = observed.origin, let id = observed.effectID { effectID = Array(ValueDump.inline(id).utf8) }
         pendingChanges.removeAll(keepingCapacity: true)
         for change in observed.changes {
             guard let index = keyIndex[change.key] else {
@@ -191,10 +207,19 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
         do {
             return try encoder.encode(action)
         } catch {
-            problems.append(
-                "an action \(ValueDump.inline(action)) cannot be recorded (recorded by its changes): \(error)")
+            if !hasNotedAnAction {
+                hasNotedAnAction = true
+                problems.append(
+                    Self.shortened(
+                        "an action \(ValueDump.inline(action)) cannot be recorded (recorded by its changes): \(error)"))
+            }
             return nil
         }
+    }
+
+    /// `problem`, cut to 500 characters: a problem names a value, which may be of any size.
+    private static func shortened(_ problem: String) -> String {
+        problem.count <= 500 ? problem : String(problem.prefix(499)) + "…"
     }
 
     /// The new value's JSON: `.some(nil)` for a removed key; `nil` (said) when it does not encode.
@@ -203,7 +228,9 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
         do {
             return .some(try encoders[index](value, encoder))
         } catch {
-            problems.append("a value of \(names[index]) cannot be recorded: \(error)")
+            if notedKeys.insert(index).inserted {
+                problems.append(Self.shortened("a value of \(names[index]) cannot be recorded: \(error)"))
+            }
             return nil
         }
     }
@@ -244,18 +271,21 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
         case .actions(let count):
             keep = checkpoints.lastIndex { $0.sequence + UInt64(count) <= sequence }
         case .duration(let duration):
+            let (seconds, overflow) = duration.components.seconds.multipliedReportingOverflow(by: 1_000_000_000)
             let nanoseconds =
-                Int64(duration.components.seconds) * 1_000_000_000 + duration.components.attoseconds / 1_000_000_000
+                overflow
+                ? Int64.max
+                : seconds.addingReportingOverflow(duration.components.attoseconds / 1_000_000_000).partialValue
             let now = Self.now()
-            keep = checkpoints.lastIndex { $0.time + nanoseconds <= now }
+            keep = checkpoints.lastIndex { $0.time <= now - nanoseconds }
         }
         guard let keep, keep > 0 else { return }
         guard let old = file else { return }
         let from = checkpoints[keep].offset
         do throws(JournalError) {
-            let replacement = try JournalFile(path: path + ".rotating")
+            let replacement = try JournalFile(path: path, replacingOwn: true)
             try replacement.append(headerBytes + old.bytes(from: from), isRecord: false)
-            guard rename(replacement.path, path) == 0 else { throw .file(path, "replace", code: errno) }
+            try replacement.install()
             old.close()
             file = replacement
             let shift = headerBytes.count - from

@@ -58,6 +58,9 @@ extension RecordedJournal {
                 }
             }
             if divergence == nil, hash != raw.stateHash {
+                try settleEqualValues(recorded: recorded, replayed: &replayed, hash: &hash)
+            }
+            if divergence == nil, hash != raw.stateHash {
                 divergence = try JournalDivergence(
                     step: index, raw: raw,
                     action: raw.origin == .changesOnly ? nil : Self.decodeAction(raw.action, step: index),
@@ -68,6 +71,30 @@ extension RecordedJournal {
         return JournalReplay(
             state: store.allValues, stateJSON: Self.canonicalJSON(replayed, keys: journal.keys), divergence: divergence,
             steps: steps - skipping.count { (0..<steps).contains($0) })
+    }
+
+    /// Takes the recording's JSON for each key whose replayed value differs from it in its bytes but
+    /// not as a value: a `Set`, or a dictionary `JSONEncoder` writes as an array, may list equal
+    /// elements in another order from one process to the next.
+    private func settleEqualValues(recorded: [[UInt8]?], replayed: inout [[UInt8]?], hash: inout UInt64)
+        throws(JournalError)
+    {
+        let decoder = JSONDecoder()
+        for index in journal.keys.indices where recorded[index] != replayed[index] {
+            guard let recordedValue = recorded[index], let replayedValue = replayed[index] else { continue }
+            let key = journal.keys[index]
+            let values: (Any, Any)
+            do {
+                values = (try key.decode(Data(recordedValue), decoder), try key.decode(Data(replayedValue), decoder))
+            } catch {
+                throw .undecodableValue(key: key.name, valueType: "\(key.valueType)", message: "\(error)")
+            }
+            guard firstDifference(values.0, values.1) == nil else { continue }
+            hash =
+                hash &- JournalRecorder<Key, Action>.share(of: key, replayedValue)
+                &+ JournalRecorder<Key, Action>.share(of: key, recordedValue)
+            replayed[index] = recordedValue
+        }
     }
 
     /// The hash the recorder writes after each step, of the values `values`.

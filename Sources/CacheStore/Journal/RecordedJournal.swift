@@ -46,7 +46,7 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
     /// Whether the file ends inside a record, which is left out: a process was killed while writing it.
     public let isCutShort: Bool
     private let path: String
-    private let bytes: Data
+    private let file: JournalFileReader
     /// How many actions the file holds.
     public let steps: Int
     /// Where the last whole record ends.
@@ -74,15 +74,10 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
         let keyIndex = Dictionary(uniqueKeysWithValues: journal.keys.indices.map { (journal.keys[$0].name, $0) })
         self.path = path
         self.keyIndex = keyIndex
-        let bytes: Data
-        do {
-            bytes = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw .file(path: url.path, operation: "read", message: (error as NSError).localizedDescription)
-        }
+        let file = try JournalFileReader(path: path)
         var steps = 0
         var checkpoints: [(step: Int, offset: Int)] = []
-        let scan = try Self.scan(bytes, path: path, keyIndex: keyIndex, journal: journal) {
+        let scan = try Self.scan(file, path: path, keyIndex: keyIndex, journal: journal) {
             kind, offset, payload throws(JournalError) in
             switch kind {
             case .header: break
@@ -101,7 +96,7 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
             throw .corruptRecord(offset: scan.end, reason: "the journal ends before its first checkpoint")
         }
         isCutShort = scan.isCutShort
-        self.bytes = bytes
+        self.file = file
         self.steps = steps
         self.checkpoints = checkpoints
         end = scan.end
@@ -174,29 +169,24 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
     /// `false` or the journal ends: from the nearest checkpoint, skipping the records before `first`.
     func forEachStep(from first: Int, _ body: (Int, RawStep) throws(JournalError) -> Bool) throws(JournalError) {
         let checkpoint = checkpoints[nearestCheckpoint(to: first)]
-        let failure = bytes.withUnsafeBytes { file -> JournalError? in
-            var offset = checkpoint.offset
-            var index = checkpoint.step
-            while offset < end {
-                let length = Int(UInt32(littleEndian: file.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-                let recordEnd = offset + JournalFileFormat.frameSize + length
-                if file[offset + JournalFileFormat.frameSize] == JournalRecordKind.action.rawValue {
-                    if index >= first {
-                        let payload = UnsafeRawBufferPointer(
-                            rebasing: file[(offset + JournalFileFormat.frameSize + 1)..<recordEnd])
-                        do throws(JournalError) {
-                            guard try body(index, RawStep.parse(payload, at: offset)) else { return nil }
-                        } catch {
-                            return error
-                        }
-                    }
-                    index += 1
-                }
-                offset = recordEnd
+        var cursor = JournalCursor(file)
+        var offset = checkpoint.offset
+        var index = checkpoint.step
+        while offset < end, index < steps {
+            guard case .record(let kind, let payload, let recordEnd) = cursor.record(at: offset) else {
+                throw .corruptRecord(offset: offset, reason: "the file changed since the journal was read")
             }
-            return nil
+            if kind == JournalRecordKind.action.rawValue {
+                if index >= first {
+                    let raw = try withBytes(of: payload) { bytes throws(JournalError) in
+                        try RawStep.parse(bytes, at: offset)
+                    }
+                    guard try body(index, raw) else { return }
+                }
+                index += 1
+            }
+            offset = recordEnd
         }
-        if let failure { throw failure }
     }
 
     /// The values of the checkpoint at `offset`, by key index.
@@ -221,19 +211,11 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
     private func withPayload<Value>(
         at offset: Int, _ body: (UnsafeRawBufferPointer) throws(JournalError) -> Value
     ) throws(JournalError) -> Value {
-        let result = bytes.withUnsafeBytes { file -> Result<Value, JournalError> in
-            let length = Int(UInt32(littleEndian: file.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-            let start = offset + JournalFileFormat.frameSize + 1
-            do throws(JournalError) {
-                return .success(
-                    try body(
-                        UnsafeRawBufferPointer(rebasing: file[start..<(offset + JournalFileFormat.frameSize + length)]))
-                )
-            } catch {
-                return .failure(error)
-            }
+        var cursor = JournalCursor(file)
+        guard case .record(_, let payload, _) = cursor.record(at: offset) else {
+            throw .corruptRecord(offset: offset, reason: "the file changed since the journal was read")
         }
-        return try result.get()
+        return try withBytes(of: payload, body)
     }
 
     /// Decodes each value by its key's type.
@@ -281,62 +263,39 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
     ///
     /// - Returns: Where the last whole record ends, and whether bytes of a torn record follow it.
     private static func scan(
-        _ bytes: Data, path: String, keyIndex: [String: Int], journal: Journal<Key, Action>,
-        _ visit: (JournalRecordKind, Int, UnsafeRawBufferPointer) throws(JournalError) -> Void
-    ) throws(JournalError) -> (end: Int, isCutShort: Bool) {
-        let result = bytes.withUnsafeBytes { file -> Result<(end: Int, isCutShort: Bool), JournalError> in
-            do throws(JournalError) {
-                return .success(try scan(file, path: path, keyIndex: keyIndex, journal: journal, visit))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
-    }
-
-    private static func scan(
-        _ file: UnsafeRawBufferPointer, path: String, keyIndex: [String: Int], journal: Journal<Key, Action>,
+        _ file: JournalFileReader, path: String, keyIndex: [String: Int], journal: Journal<Key, Action>,
         _ visit: (JournalRecordKind, Int, UnsafeRawBufferPointer) throws(JournalError) -> Void
     ) throws(JournalError) -> (end: Int, isCutShort: Bool) {
         let magic = Array(JournalFileFormat.magic.utf8)
-        guard file.count > magic.count, file.prefix(magic.count).elementsEqual(magic),
-            let lineEnd = file[magic.count...].firstIndex(of: UInt8(ascii: "\n")),
-            let version = Int(String(decoding: file[magic.count..<lineEnd], as: UTF8.self)), version >= 1
+        let firstLine = file.read(at: 0, count: magic.count + 24)
+        guard firstLine.starts(with: magic), let lineEnd = firstLine[magic.count...].firstIndex(of: UInt8(ascii: "\n")),
+            let version = Int(String(decoding: firstLine[magic.count..<lineEnd], as: UTF8.self)), version >= 1
         else { throw .notAJournal(path: path) }
         guard version <= JournalFileFormat.version else { throw .newerFormat(version) }
+        var cursor = JournalCursor(file)
         var offset = lineEnd + 1
         var isFirst = true
-        while offset < file.count {
-            // What follows the last whole record: zeros the recorder reserved (the end), or a
-            // record it was writing when it was killed.
-            var isCutShort: Bool { !isZero(UnsafeRawBufferPointer(rebasing: file[offset...])) }
-            guard file.count - offset >= JournalFileFormat.frameSize + 1 else { return (offset, isCutShort) }
-            let length = Int(UInt32(littleEndian: file.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
-            let end = offset + JournalFileFormat.frameSize + length
-            guard length >= 1 else { return (offset, isCutShort) }
-            guard length <= JournalFileFormat.maximumRecordSize else {
-                throw .corruptRecord(offset: offset, reason: "its length is \(length)")
+        while true {
+            let found = cursor.record(at: offset)
+            switch found {
+            case .end(let isCutShort):
+                if isFirst { throw .notAJournal(path: path) }
+                return (offset, isCutShort)
+            case .damaged(let reason):
+                throw .corruptRecord(offset: offset, reason: reason)
+            case .record(let kindByte, let payload, let end):
+                guard let kind = JournalRecordKind(rawValue: kindByte), (kind == .header) == isFirst else {
+                    throw .corruptRecord(
+                        offset: offset, reason: isFirst ? "the journal has no header" : "its kind is unknown")
+                }
+                try withBytes(of: payload) { payload throws(JournalError) in
+                    if kind == .header { try checkHeader(payload, offset: offset, keyIndex: keyIndex) }
+                    try visit(kind, offset, payload)
+                }
+                isFirst = false
+                offset = end
             }
-            guard end <= file.count else { return (offset, isCutShort) }
-            let checksum = UInt64(littleEndian: file.loadUnaligned(fromByteOffset: offset + 4, as: UInt64.self))
-            let covered = UnsafeRawBufferPointer(rebasing: file[(offset + JournalFileFormat.frameSize)..<end])
-            guard JournalFileFormat.checksum(covered) == checksum else {
-                // A frame written last, whose checksum fails with only zeros after it, is a write cut short.
-                if isZero(UnsafeRawBufferPointer(rebasing: file[end...])) { return (offset, true) }
-                throw .corruptRecord(offset: offset, reason: "its checksum does not match its contents")
-            }
-            guard let kind = JournalRecordKind(rawValue: covered[0]), (kind == .header) == isFirst else {
-                throw .corruptRecord(
-                    offset: offset, reason: isFirst ? "the journal has no header" : "its kind is unknown")
-            }
-            let payload = UnsafeRawBufferPointer(rebasing: covered.dropFirst())
-            if kind == .header { try checkHeader(payload, offset: offset, keyIndex: keyIndex) }
-            try visit(kind, offset, payload)
-            isFirst = false
-            offset = end
         }
-        if isFirst { throw .notAJournal(path: path) }
-        return (offset, false)
     }
 
     private static func checkHeader(_ payload: UnsafeRawBufferPointer, offset: Int, keyIndex: [String: Int])
@@ -459,15 +418,16 @@ struct RawStep {
     }
 }
 
-/// Whether every byte of `bytes` is zero: compared a page at a time, as a file's reserved tail may
-/// be megabytes long.
-func isZero(_ bytes: UnsafeRawBufferPointer) -> Bool {
-    let zeros = [UInt8](repeating: 0, count: 4_096)
-    var offset = 0
-    while offset < bytes.count {
-        let count = min(zeros.count, bytes.count - offset)
-        guard memcmp(bytes.baseAddress! + offset, zeros, count) == 0 else { return false }
-        offset += count
+/// `body` over the bytes of `array`, with its typed error.
+func withBytes<Value>(
+    of array: [UInt8], _ body: (UnsafeRawBufferPointer) throws(JournalError) -> Value
+) throws(JournalError) -> Value {
+    let result = array.withUnsafeBytes { bytes -> Result<Value, JournalError> in
+        do throws(JournalError) {
+            return .success(try body(bytes))
+        } catch {
+            return .failure(error)
+        }
     }
-    return true
+    return try result.get()
 }

@@ -21,8 +21,15 @@ extension Store where Action: Codable {
                 engine.observer == nil,
                 "Store.startRecording: this store already records a journal, or is a test store's store")
             // The store's engine, weakly: its release ends the recording, and `stop()` after it has nothing to detach.
+            // In the store's turn (a handler that stops the recording), at once: a recording started
+            // next in the same turn finds the store free.
             let detach = UncheckedSendable<() -> Void> { [weak engine] in
-                engine?.queue.perform(waiting: false) { [weak engine] in engine?.observer = nil }
+                guard let engine else { return }
+                if engine.queue.isHandlingThread {
+                    engine.observer = nil
+                    return
+                }
+                engine.queue.perform(waiting: false) { [weak engine] in engine?.observer = nil }
             }
             let recorder: JournalRecorder<Key, Action>
             do throws(JournalError) {
@@ -31,9 +38,25 @@ extension Store where Action: Codable {
             } catch {
                 return .failure(error)
             }
-            engine.observer = ActionObserver(handled: recorder.record)
+            let attachment = JournalAttachment(recorder)
+            engine.observer = ActionObserver { observed in attachment.recorder.record(observed) }
             return .success(recorder)
         }
         return try result.get()
+    }
+}
+
+/// A recording's hold on the store that records: the store's observer keeps it, so that the
+/// store's release (or the recording's detaching) ends the recording even while its caller still
+/// holds the recorder.
+final class JournalAttachment<Key: Hashable & SendableMetatype, Action: Codable> {
+    let recorder: JournalRecorder<Key, Action>
+
+    init(_ recorder: JournalRecorder<Key, Action>) {
+        self.recorder = recorder
+    }
+
+    deinit {
+        recorder.finish()
     }
 }

@@ -58,7 +58,11 @@ func inTemporaryJournal<Result>(_ body: (URL) async throws -> Result) async reth
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString)")
     defer {
         try? FileManager.default.removeItem(at: file)
-        try? FileManager.default.removeItem(atPath: file.path + ".rotating")
+        let folder = file.deletingLastPathComponent()
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        where name.hasPrefix(file.lastPathComponent + ".") {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
     }
     return try await body(file)
 }
