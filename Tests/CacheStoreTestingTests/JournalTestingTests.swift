@@ -112,7 +112,7 @@ func sessionJournal(_ file: URL) -> Journal<SessionKey, SessionAction> {
         let live = try await Self.recordSession(to: file)
         let recorded = try RecordedJournal(contentsOf: file, journal: sessionJournal(file))
         #expect(recorded.steps >= 10_000)
-        let origins = try (0..<recorded.steps).map { try recorded.step($0).origin }
+        let origins = try recorded.steps(0..<recorded.steps).map(\.origin)
         #expect(origins.contains(.effect(id: "\"search\"")))
         #expect(origins.contains(.effect(id: "\"ticker\"")))
 

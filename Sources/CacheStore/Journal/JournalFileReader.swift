@@ -43,11 +43,12 @@ final class JournalFileReader: Sendable {
     /// Whether every byte from `offset` to the file's end is zero: the space a recorder reserves past
     /// its last record.
     func isZero(from offset: Int) -> Bool {
+        let zeros = [UInt8](repeating: 0, count: 65_536)
         var position = offset
         while true {
-            let chunk = read(at: position, count: 65_536)
+            let chunk = read(at: position, count: zeros.count)
             guard !chunk.isEmpty else { return true }
-            guard chunk.allSatisfy({ $0 == 0 }) else { return false }
+            guard memcmp(chunk, zeros, chunk.count) == 0 else { return false }
             position += chunk.count
         }
     }
@@ -79,11 +80,15 @@ struct JournalCursor {
         var isCutShort: Bool { !file.isZero(from: offset) }
         let frame = bytes(at: offset, count: JournalFileFormat.frameSize)
         guard frame.count == JournalFileFormat.frameSize else { return .end(isCutShort: isCutShort) }
-        let length = frame[frame.startIndex..<(frame.startIndex + 4)].reversed().reduce(0) { $0 << 8 | Int($1) }
+        let (length, checksum) = frame.withUnsafeBytes {
+            (
+                Int(UInt32(littleEndian: $0.loadUnaligned(as: UInt32.self))),
+                UInt64(littleEndian: $0.loadUnaligned(fromByteOffset: 4, as: UInt64.self))
+            )
+        }
         guard length >= 1 else { return .end(isCutShort: isCutShort) }
         guard length <= JournalFileFormat.maximumRecordSize else { return .damaged("its length is \(length)") }
-        let checksum = frame[(frame.startIndex + 4)...].reversed().reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        let covered = Array(bytes(at: offset + JournalFileFormat.frameSize, count: length))
+        let covered = bytes(at: offset + JournalFileFormat.frameSize, count: length)
         guard covered.count == length else { return .end(isCutShort: true) }
         let end = offset + JournalFileFormat.frameSize + length
         guard covered.withUnsafeBytes({ JournalFileFormat.checksum($0) }) == checksum else {
@@ -92,7 +97,7 @@ struct JournalCursor {
             if file.isZero(from: end) { return .end(isCutShort: true) }
             return .damaged("its checksum does not match its contents")
         }
-        return .record(kind: covered[0], payload: Array(covered[1...]), end: end)
+        return .record(kind: covered[covered.startIndex], payload: Array(covered.dropFirst()), end: end)
     }
 
     /// Up to `count` bytes from `offset`, from the window, read again from `offset` when it does not

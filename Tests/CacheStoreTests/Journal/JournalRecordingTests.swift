@@ -22,7 +22,9 @@ import Testing
             let recorded = try RecordedJournal(contentsOf: file, journal: noteJournal(file))
             #expect(recorded.steps == 6)
             #expect(!recorded.isCutShort)
-            let steps = try (0..<6).map { try recorded.step($0) }
+            let steps = try recorded.steps(0..<6)
+            #expect(try steps.map(\.sequence) == (0..<6).map { try recorded.step($0).sequence })
+            #expect(throws: JournalError.noSuchStep(6, steps: 6)) { try recorded.steps(2..<7) }
             #expect(steps.map(\.sequence) == [1, 2, 3, 4, 5, 6])
             #expect(steps.map(\.action) == [.type("hello"), .echo, .increment, .fetch, .tag("fetched"), .clear])
             #expect(steps.map(\.origin) == [.sent, .sent, .immediate, .sent, .effect(id: "\"fetch\""), .sent])
