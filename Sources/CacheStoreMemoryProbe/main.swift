@@ -31,6 +31,21 @@ func heapGrowth(count: Int, warmUp: Int = 1_000, _ step: (Int) -> Void) -> Int {
     return Int(cachestore_allocated_bytes() - before)
 }
 
+/// A journal of the ten keys `tenKeyStore()` writes, in `file`.
+func tenKeyJournal(_ file: URL, window: JournalWindow) -> Journal<Int, Int> {
+    (0..<10).reduce(Journal<Int, Int>(file: file, window: window)) { $0.recording(TypedKey<Int, Int>($1, default: 0)) }
+}
+
+/// A store whose action `value` writes `value` to the key `value % 10`.
+func tenKeyStore() -> Store<Int, Int, Void> {
+    Store(
+        initialValues: [:],
+        actionHandler: StoreActionHandler { state, value, _ in
+            state.set(value: value, forKey: value % 10)
+            return .none
+        })
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 2, let count = Int(arguments[1]), count > 0, cachestore_allocated_bytes() >= 0 else {
     FileHandle.standardError.write(
@@ -145,14 +160,8 @@ case "journal-window":
     // zeros reserved past them) at both points.
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("CacheStoreMemoryProbe-\(getpid())")
     defer { try? FileManager.default.removeItem(at: file) }
-    var journal = Journal<Int, Int>(file: file, window: .actions(10_000))
-    for key in 0..<10 { journal = journal.recording(TypedKey<Int, Int>(key, default: 0)) }
-    let store = Store<Int, Int, Void>(
-        initialValues: [:],
-        actionHandler: StoreActionHandler { state, value, _ in
-            state.set(value: value, forKey: value % 10)
-            return .none
-        })
+    let journal = tenKeyJournal(file, window: .actions(10_000))
+    let store = tenKeyStore()
     let recorder = try! store.startRecording(journal)
     func recordedBytes() -> Int {
         let recorded = try! RecordedJournal(contentsOf: file, journal: journal)
@@ -173,15 +182,9 @@ case "journal-jump":
     // number of checkpoints.
     let file = FileManager.default.temporaryDirectory.appendingPathComponent("CacheStoreMemoryProbe-\(getpid())")
     defer { try? FileManager.default.removeItem(at: file) }
-    var journal = Journal<Int, Int>(file: file)
-    for key in 0..<10 { journal = journal.recording(TypedKey<Int, Int>(key, default: 0)) }
+    let journal = tenKeyJournal(file, window: .unbounded)
     do {
-        let store = Store<Int, Int, Void>(
-            initialValues: [:],
-            actionHandler: StoreActionHandler { state, value, _ in
-                state.set(value: value, forKey: value % 10)
-                return .none
-            })
+        let store = tenKeyStore()
         let recorder = try! store.startRecording(journal)
         for index in 0..<count { store.handle(action: index) }
         recorder.stop()
