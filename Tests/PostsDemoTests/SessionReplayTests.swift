@@ -1,4 +1,6 @@
+import CacheStore
 import Foundation
+import PostsFeature
 import Testing
 
 extension ExternalProcessTests {
@@ -79,6 +81,114 @@ extension ExternalProcessTests {
                 #expect(both.status == 64)
                 #expect(both.errors.hasPrefix("PostsDemo: --record and --replay cannot go together\n\nusage:"))
             }
+        }
+    }
+}
+
+// MARK: - Review 2
+
+extension ExternalProcessTests.SessionReplayTests {
+    /// `--replay` of a FIFO (`--replay <(cat session.journal)`, a named pipe) says why it cannot be
+    /// shown, or shows it: it does not wait forever for a writer.
+    @Test func aFIFOToReplayIsAnswered() throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("PostsDemoSession-\(UUID()).fifo")
+        #expect(mkfifo(fifo.path, 0o644) == 0)
+        defer { unlink(fifo.path) }
+        let demo = try Subprocess(DemoRun.binary.path, ["--replay", fifo.path, "--once"], capturing: false)
+        var status: Int32 = 0
+        var exited = false
+        for _ in 0..<100 where !exited {
+            exited = waitpid(demo.pid, &status, WNOHANG) == demo.pid
+            if !exited { Thread.sleep(forTimeInterval: 0.05) }
+        }
+        if !exited {
+            Issue.record("PostsDemo --replay FIFO --once still runs after 5 s")
+            demo.kill()
+        }
+    }
+
+    /// A journal of the posts screen whose page size is 0, negative or `Int.max` (made by a program
+    /// of the demo's types, or edited) replays as "not a session to show", or shows it: the screen's
+    /// arithmetic on the recorded page size (`/ pageSize`, `pageSize + chromeLines`) traps instead.
+    @Test(arguments: [0, -3, Int.max]) func aRecordedPageSizeOutOfRangeDoesNotTrapTheReplay(pageSize: Int) throws {
+        try inSessionFile { file in
+            let store = Store(
+                initialValues: [.pageSize: pageSize, .source: "test"], actionHandler: appHandler,
+                dependency: client(.success([])))
+            let recorder = try store.startRecording(postsJournal(file: file))
+            store.handle(action: .list(.loaded(.success(threePosts))))
+            recorder.stop()
+            let printed = try DemoRun(["--replay", file.path, "--once"])
+            #expect([0, 64].contains(printed.status), "status \(printed.status): \(printed.errors)")
+        }
+    }
+
+    /// The same for a recorded post view scrolled to a negative line (`dropFirst(-1)` traps) and a
+    /// recorded selection of `Int.max` while a post is read (`selected + 1` overflows).
+    @Test(arguments: [(line: -1, selected: 0), (line: 0, selected: Int.max)])
+    func aRecordedReadingPositionOutOfRangeDoesNotTrapTheReplay(line: Int, selected: Int) throws {
+        try inSessionFile { file in
+            let store = Store(
+                initialValues: [.pageSize: 10, .source: "test", .view: PostsView.post(line: line), .selected: selected],
+                actionHandler: appHandler, dependency: client(.success([])))
+            let recorder = try store.startRecording(postsJournal(file: file))
+            store.handle(action: .list(.setPageSize(10)))  // before any post: nothing clamps the selection
+            recorder.stop()
+            let printed = try DemoRun(["--replay", file.path, "--once"])
+            #expect([0, 64].contains(printed.status), "status \(printed.status): \(printed.errors)")
+        }
+    }
+
+    /// `--record FILE` where FILE is one of the remembered-state files: the state saved after the
+    /// fetch renames itself over the journal, so the session is lost and nothing says so (status 0,
+    /// no message), and the next `--replay FILE` says it is not a journal.
+    @Test func recordingOntoARememberedStateFileKeepsTheSessionOrSaysWhy() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("PostsDemoTests-state-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("top.json")
+        #expect(try DemoRun(["--state-dir", folder.path, "--once"]).status == 0)  // a launch before: top.json is there
+        let recording = try DemoRun(["--state-dir", folder.path, "--once", "--record", file.path])
+        let replay = try DemoRun(["--replay", file.path, "--once"])
+        #expect(
+            recording.status != 0 || replay.status == 0,
+            "recorded with status \(recording.status) and \"\(recording.errors)\"; replayed: \(replay.errors)")
+    }
+
+    /// A session recorded in a window under 6 rows (no title or rules: the list, status and keys)
+    /// prints as that screen: `--once` prints the page size plus 5 rows of chrome, which is the
+    /// screen of a taller window, not the one the session showed.
+    @Test(.enabled(if: Tmux.isAvailable, "needs tmux")) func aSmallWindowsSessionReplaysAsItsScreen() throws {
+        try inSessionFile { file in
+            let demo = "'\(DemoRun.binary.path)'"
+            let recording = try Tmux(running: "\(demo) --no-state --record '\(file.path)'", rows: 4, columns: 80)
+            defer { recording.close() }
+            let live = try recording.waitForScreen { $0.contains("page 1/50") }
+            let recorded = try recording.rows()
+            try recording.send("q")
+            #expect(try recording.waitUntilExited())
+            let printed = try DemoRun(["--replay", file.path, "--once"])
+            let rows = printed.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
+            #expect(rows == recorded, "live:\n\(live)\nreplayed:\n\(printed.output)")
+        }
+    }
+
+    /// Esc (back to the live screen) then `[` (one step back) typed together: `ESC [` reads as the
+    /// start of an escape sequence, so both are lost and the reader waits for the sequence's end,
+    /// which swallows the next key too.
+    @Test(.enabled(if: Tmux.isAvailable, "needs tmux")) func escapeThenStepBackTypedQuicklyAreTwoKeys() throws {
+        try inSessionFile { file in
+            let demo = "'\(DemoRun.binary.path)'"
+            let recording = try Tmux(running: "\(demo) --no-state --record '\(file.path)'", rows: 16, columns: 70)
+            defer { recording.close() }
+            _ = try recording.waitForScreen { $0.contains("page 1/10") }
+            try recording.send("n")
+            _ = try recording.waitForScreen { $0.contains("page 2/10") }
+            try recording.send("[")
+            try recording.send("[")
+            _ = try recording.waitForScreen { $0.contains("step 2 of 4") }
+            try recording.send("Escape", "[")
+            let screen = try recording.waitForScreen { $0.contains("step 3 of 4") }
+            #expect(screen.contains("step 3 of 4"), "\(screen)")
         }
     }
 }

@@ -559,3 +559,168 @@ extension JournalRecordingTests {
         }
     }
 }
+
+// MARK: - Review 2
+
+/// Runs `body` on a thread of its own and waits up to `seconds` for it; when it has not returned
+/// by then, records an issue naming `what`, calls `unblock`, and waits for it to end.
+private func finishesWithin(_ seconds: Double, _ what: String, unblock: () -> Void, _ body: @escaping @Sendable () -> Void) {
+    let done = DispatchSemaphore(value: 0)
+    Thread {
+        body()
+        done.signal()
+    }.start()
+    if done.wait(timeout: .now() + seconds) == .timedOut {
+        Issue.record("\(what) still waits after \(seconds) s")
+        unblock()
+        done.wait()
+    }
+}
+
+/// A FIFO at `path`'s place, removed after `body`; `unblock` opens and closes its other end, so
+/// that an `open` of it waiting for a writer (or a reader) returns.
+private func inFIFO(_ body: (_ file: URL, _ unblock: () -> Void) throws -> Void) rethrows {
+    let file = FileManager.default.temporaryDirectory.appendingPathComponent("journal-fifo-\(UUID().uuidString)")
+    precondition(mkfifo(file.path, 0o644) == 0)
+    defer { unlink(file.path) }
+    try body(file) {
+        let writer = open(file.path, O_WRONLY | O_NONBLOCK)
+        let reader = writer < 0 ? open(file.path, O_RDONLY | O_NONBLOCK) : -1
+        if writer >= 0 { close(writer) }
+        if reader >= 0 { close(reader) }
+    }
+}
+
+extension JournalReadingTests {
+    /// A FIFO given as a journal (`--replay <(…)`, a named pipe left in a folder) is "not a journal"
+    /// or a file error at once: the reader opens it with `open(O_RDONLY)`, which waits for a writer
+    /// that never comes, before its `fstat` would refuse it.
+    @Test func aFIFOIsRefusedWithoutWaitingForAWriter() {
+        inFIFO { file, unblock in
+            finishesWithin(3, "RecordedJournal(contentsOf: a FIFO)", unblock: unblock) {
+                _ = try? RecordedJournal(contentsOf: file, journal: noteJournal(file))
+            }
+        }
+    }
+
+    /// A damaged length near the 1 GiB limit, in a file of 42 bytes, costs what the file holds: the
+    /// cursor allocates (and zeroes) the length the frame claims before it reads the few bytes there are.
+    @Test func aDamagedLengthInATinyFileDoesNotAllocateWhatItClaims() async throws {
+        try await inTemporaryJournal { file in
+            var bytes = JournalFileFormat.firstLine
+            bytes.appendInteger(UInt32((1 << 30) - 1))
+            bytes.appendInteger(UInt64(12_345))
+            bytes += Array("Hxxxxxxxx".utf8)
+            try Data(bytes).write(to: file)
+            func peakKilobytes() -> Int {
+                var usage = rusage()
+                getrusage(RUSAGE_SELF.rawValue, &usage)
+                return usage.ru_maxrss
+            }
+            let before = peakKilobytes()
+            #expect(throws: JournalError.self) { try RecordedJournal(contentsOf: file, journal: noteJournal(file)) }
+            let grown = peakKilobytes() - before
+            #expect(grown < 64 * 1024, "reading a \(bytes.count)-byte file raised the peak memory by \(grown / 1024) MiB")
+        }
+    }
+
+    /// A journal overwritten in place (`cp other.journal this.journal`) while a reader holds it: the
+    /// reader's "at worst a typed error" — not a trap on a key name its scan never saw
+    /// (`keyIndex[change.name]!` in `encodedState(at:)`). Here the other journal records `.tags`
+    /// where this one records `.text`: names of one length, so its records fall where the scan's did.
+    @Test func aJournalOverwrittenInPlaceByAnotherIsATypedErrorNotATrap() async throws {
+        let exit = await #expect(processExitsWith: .success, observing: [\.standardErrorContent]) {
+            let folder = FileManager.default.temporaryDirectory
+            let file = folder.appendingPathComponent("journal-inplace-\(getpid())")
+            let other = folder.appendingPathComponent("journal-inplace-other-\(getpid())")
+            defer {
+                try? FileManager.default.removeItem(at: file)
+                try? FileManager.default.removeItem(at: other)
+            }
+            let textOnly = Journal<NoteKey, NoteAction>(file: file).recording(.text)
+            let store = Store(initialValues: [:], actionHandler: noteHandler)
+            let recorder = try! store.startRecording(textOnly)
+            store.handle(action: .type("hello"))
+            store.handle(action: .type("world"))
+            recorder.stop()
+            let recorded = try! RecordedJournal(contentsOf: file, journal: textOnly)
+
+            let tagsOnly = Journal<NoteKey, NoteAction>(file: other).recording(.tags)
+            let otherStore = Store(initialValues: [:], actionHandler: noteHandler)
+            let otherRecorder = try! otherStore.startRecording(tagsOnly)
+            otherStore.handle(action: .tag("x"))
+            otherRecorder.stop()
+            let replacement = try! Data(contentsOf: other)
+            let descriptor = open(file.path, O_WRONLY | O_TRUNC)
+            precondition(descriptor >= 0)
+            _ = replacement.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            close(descriptor)
+
+            _ = try? recorded.state(at: 1)  // the first checkpoint, then the step after it
+        }
+        let message = String(decoding: exit?.standardErrorContent ?? [], as: UTF8.self)
+        #expect(!message.contains("Fatal error"), "\(message)")
+    }
+}
+
+extension JournalRecordingTests {
+    /// Recording onto a FIFO (a path a user typed) is refused or made at once: the check for another
+    /// recorder opens the path with `open(O_RDONLY)`, which waits for a writer that never comes, in
+    /// the store's turn.
+    @Test func recordingOntoAFIFODoesNotWaitForAWriter() {
+        inFIFO { file, unblock in
+            let store = Store(initialValues: [:], actionHandler: noteHandler)
+            finishesWithin(3, "startRecording onto a FIFO", unblock: unblock) {
+                (try? store.startRecording(noteJournal(file)))?.stop()
+            }
+        }
+    }
+
+    /// Two recorders of one file started at the same moment: at most one may succeed. The check for
+    /// another recorder's lock and the rename that installs the file are apart, so both can pass the
+    /// check, and the second rename silently unlinks the first recorder's file.
+    @Test func twoRecordersStartedAtOnceAreNotBothAccepted() async throws {
+        var bothAccepted = 0
+        for _ in 0..<40 {
+            try await inTemporaryJournal { file in
+                let stores = (0..<2).map { _ in Store(initialValues: [:], actionHandler: noteHandler) }
+                let started = Locked(0)
+                let accepted = Locked(0)
+                let done = DispatchGroup()
+                for store in stores {
+                    done.enter()
+                    Thread {
+                        started.withLock { $0 += 1 }
+                        while started.withLock({ $0 }) < 2 {}
+                        if let recorder = try? store.startRecording(noteJournal(file)) {
+                            accepted.withLock { $0 += 1 }
+                            store.handle(action: .increment)
+                            recorder.stop()
+                        }
+                        done.leave()
+                    }.start()
+                }
+                done.wait()
+                if accepted.withLock({ $0 }) == 2 { bothAccepted += 1 }
+            }
+        }
+        #expect(bothAccepted == 0, "both recorders were accepted in \(bothAccepted) of 40 starts")
+    }
+
+    /// A recording whose file is gone (its folder removed, `rm` of the file) records into an unlinked
+    /// file to the end and says nothing: `stop()` leaves no file and no problem, and the session is lost.
+    @Test func aRecordingWhoseFileVanishedSaysSo() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("journal-folder-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("session.journal")
+        let store = Store(initialValues: [:], actionHandler: noteHandler)
+        let recorder = try store.startRecording(noteJournal(file))
+        store.handle(action: .increment)
+        try FileManager.default.removeItem(at: folder)
+        store.handle(action: .increment)
+        recorder.stop()
+        #expect(!FileManager.default.fileExists(atPath: file.path))
+        #expect(!recorder.problems.isEmpty, "the recording is gone, and the recorder says nothing")
+    }
+}
