@@ -660,6 +660,12 @@ extension JournalReadingTests {
         }
         let message = String(decoding: exit?.standardErrorContent ?? [], as: UTF8.self)
         #expect(!message.contains("Fatal error"), "\(message)")
+        // A child that trapped left its two files.
+        let folder = FileManager.default.temporaryDirectory
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        where name.hasPrefix("journal-inplace-") {
+            try? FileManager.default.removeItem(at: folder.appendingPathComponent(name))
+        }
     }
 }
 
