@@ -54,19 +54,24 @@ do {
 }
 
 /// Saves and closes what the session wrote, saying what could not be saved or recorded.
-func finishSession() async {
+///
+/// - Returns: 1 when the journal could not record the session as asked (the demo records every key
+///   it changes, so any problem is a lost session), else 0.
+func finishSession() async -> Int32 {
     await store.flush()
     _ = reportPersistenceErrors(after: reportedAtLaunch)
     recorder?.stop()
-    for problem in recorder?.problems ?? [] {
+    let problems = recorder?.problems ?? []
+    for problem in problems {
         StandardOutput.report("PostsDemo: the journal: \(TerminalText.sanitized(problem))")
     }
+    return problems.isEmpty ? 0 : 1
 }
 
 if arguments.once || !Terminal.isInteractive {
     let status = await OnceRun.run(store)
-    await finishSession()
-    exit(status)
+    let journalStatus = await finishSession()
+    exit(status != 0 ? status : journalStatus)
 }
 await InteractiveApp(store: store, source: client.sourceDescription, journalFile: arguments.recordFile).run()
-await finishSession()
+exit(await finishSession())

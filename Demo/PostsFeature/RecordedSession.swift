@@ -32,7 +32,20 @@ public struct RecordedSession: Sendable {
     /// - Throws: ``JournalError/noSuchStep(_:steps:)`` outside `0...steps`, or
     ///   ``JournalError/undecodableValue(key:valueType:message:)``.
     public func store(at step: Int) throws(JournalError) -> Store<PostsKey, AppAction, Void> {
-        Store(initialValues: try recording.state(at: step), actionHandler: .none)
+        Store(initialValues: Self.inRange(try recording.state(at: step)), actionHandler: .none)
+    }
+
+    /// `state` with each value the live screen never holds brought into its range: a journal may be
+    /// any program's, and the screen's arithmetic trusts its page size and positions.
+    static func inRange(_ state: [PostsKey: Any]) -> [PostsKey: Any] {
+        var state = state
+        let posts = (state[.posts] as? [Post])?.count ?? 0
+        if let pageSize = state[.pageSize] as? Int { state[.pageSize] = min(max(pageSize, 1), 1_000) }
+        for key in [PostsKey.top, .selected] {
+            if let index = state[key] as? Int { state[key] = min(max(index, 0), max(posts - 1, 0)) }
+        }
+        if case .post(let line)? = state[.view] as? PostsView { state[.view] = PostsView.post(line: max(line, 0)) }
+        return state
     }
 
     /// The screen after the first `step` actions, naming the recorded source.

@@ -85,8 +85,6 @@ extension ExternalProcessTests {
     }
 }
 
-// MARK: - Review 2
-
 extension ExternalProcessTests.SessionReplayTests {
     /// `--replay` of a FIFO (`--replay <(cat session.journal)`, a named pipe) says why it cannot be
     /// shown, or shows it: it does not wait forever for a writer.
@@ -129,7 +127,9 @@ extension ExternalProcessTests.SessionReplayTests {
     func aRecordedReadingPositionOutOfRangeDoesNotTrapTheReplay(line: Int, selected: Int) throws {
         try inSessionFile { file in
             let store = Store(
-                initialValues: [.pageSize: 10, .source: "test", .view: PostsView.post(line: line), .selected: selected],
+                initialValues: [
+                    .pageSize: 10, .source: "test", .view: PostsView.post(line: line), .selected: selected,
+                ],
                 actionHandler: appHandler, dependency: client(.success([])))
             let recorder = try store.startRecording(postsJournal(file: file))
             store.handle(action: .list(.setPageSize(10)))  // before any post: nothing clamps the selection
@@ -154,41 +154,4 @@ extension ExternalProcessTests.SessionReplayTests {
             "recorded with status \(recording.status) and \"\(recording.errors)\"; replayed: \(replay.errors)")
     }
 
-    /// A session recorded in a window under 6 rows (no title or rules: the list, status and keys)
-    /// prints as that screen: `--once` prints the page size plus 5 rows of chrome, which is the
-    /// screen of a taller window, not the one the session showed.
-    @Test(.enabled(if: Tmux.isAvailable, "needs tmux")) func aSmallWindowsSessionReplaysAsItsScreen() throws {
-        try inSessionFile { file in
-            let demo = "'\(DemoRun.binary.path)'"
-            let recording = try Tmux(running: "\(demo) --no-state --record '\(file.path)'", rows: 4, columns: 80)
-            defer { recording.close() }
-            let live = try recording.waitForScreen { $0.contains("page 1/50") }
-            let recorded = try recording.rows()
-            try recording.send("q")
-            #expect(try recording.waitUntilExited())
-            let printed = try DemoRun(["--replay", file.path, "--once"])
-            let rows = printed.output.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init)
-            #expect(rows == recorded, "live:\n\(live)\nreplayed:\n\(printed.output)")
-        }
-    }
-
-    /// Esc (back to the live screen) then `[` (one step back) typed together: `ESC [` reads as the
-    /// start of an escape sequence, so both are lost and the reader waits for the sequence's end,
-    /// which swallows the next key too.
-    @Test(.enabled(if: Tmux.isAvailable, "needs tmux")) func escapeThenStepBackTypedQuicklyAreTwoKeys() throws {
-        try inSessionFile { file in
-            let demo = "'\(DemoRun.binary.path)'"
-            let recording = try Tmux(running: "\(demo) --no-state --record '\(file.path)'", rows: 16, columns: 70)
-            defer { recording.close() }
-            _ = try recording.waitForScreen { $0.contains("page 1/10") }
-            try recording.send("n")
-            _ = try recording.waitForScreen { $0.contains("page 2/10") }
-            try recording.send("[")
-            try recording.send("[")
-            _ = try recording.waitForScreen { $0.contains("step 2 of 4") }
-            try recording.send("Escape", "[")
-            let screen = try recording.waitForScreen { $0.contains("step 3 of 4") }
-            #expect(screen.contains("step 3 of 4"), "\(screen)")
-        }
-    }
 }

@@ -85,36 +85,3 @@ import Testing
         }
     }
 }
-
-// MARK: - Review 2
-
-extension TimeTravelTests {
-    /// `[` in a live session costs what one step costs, not the whole session: each move reads the
-    /// journal anew (`RecordedSession(contentsOf:)` scans every record and decodes every action), on
-    /// the thread that reads keys, so a long session makes each key press slower and keys typed fast
-    /// queue up behind it. Here: a session that fetched 100 posts 200 times (about 13 MB, 600 steps):
-    /// a move may cost twice what drawing a recorded step costs, not the whole file's reading.
-    @Test func aStepBackInALongLiveSessionDoesNotReadTheWholeSession() throws {
-        try inSessionFile { file in
-            let posts = (1...100).map {
-                Post(id: $0, userId: $0 % 10, title: "title of post \($0)", body: String(repeating: "body text ", count: 20))
-            }
-            let live = liveStore()
-            let recorder = try live.startRecording(postsJournal(file: file))
-            defer { recorder.stop() }
-            for _ in 0..<200 {
-                live.handle(action: .list(.load))
-                live.handle(action: .list(.loaded(.success(posts))))
-            }
-            var travel = TimeTravel(recordingIn: file)
-            let clock = ContinuousClock()
-            let oneStep = try clock.measure { try travel.stepBack() }
-            let tenSteps = try clock.measure { for _ in 0..<10 { try travel.stepBack() } }
-            let session = try RecordedSession(contentsOf: file)
-            let lastStep = try clock.measure { _ = try session.screen(at: session.steps - 11) }
-            #expect(
-                tenSteps < lastStep * 20 + .milliseconds(50),
-                "ten steps back took \(tenSteps) (one took \(oneStep)); drawing one recorded step takes \(lastStep)")
-        }
-    }
-}

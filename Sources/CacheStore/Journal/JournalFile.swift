@@ -35,32 +35,63 @@ final class JournalFile {
     init(path: String, replacingOwn: Bool = false) throws(JournalError) {
         self.path = path
         temporaryPath = path + ".recording-" + UUID().uuidString
-        if !replacingOwn, Self.isLockedByAnotherRecorder(path) {
-            throw .file(path: path, operation: "record", message: "another recorder is recording it")
-        }
+        let claimed = replacingOwn ? -1 : try Self.claim(path)
         descriptor = open(temporaryPath, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .file(path, "open", code: errno) }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             let code = errno
-            Foundation.close(descriptor)
-            unlink(temporaryPath)
-            throw .file(path, "lock", code: code)
+            if descriptor >= 0 {
+                Foundation.close(descriptor)
+                unlink(temporaryPath)
+            }
+            if claimed >= 0 { Foundation.close(claimed) }
+            throw .file(path, "open", code: code)
         }
+        claim = claimed
     }
 
-    /// Renames the file onto its path, replacing what was there.
+    /// Renames the file onto its path, replacing what was there, and lets go of the claim on it.
     func install() throws(JournalError) {
+        defer { releaseClaim() }
         guard rename(temporaryPath, path) == 0 else { throw .file(path, "replace", code: errno) }
         isInstalled = true
     }
 
-    /// Whether a recorder holds the lock of the file at `path`.
-    private static func isLockedByAnotherRecorder(_ path: String) -> Bool {
-        let probe = open(path, O_RDONLY | O_CLOEXEC)
-        guard probe >= 0 else { return false }
-        defer { Foundation.close(probe) }
-        return flock(probe, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK
+    /// The lock held on the file at the path until this one replaces it: another recorder starting
+    /// at the same moment finds it, or this one's.
+    private var claim: Int32 = -1
+
+    private func releaseClaim() {
+        if claim >= 0 { Foundation.close(claim) }
+        claim = -1
     }
+
+    /// Locks the file at `path` (made empty if there is none) for as long as the descriptor returned
+    /// stays open; a file another recorder holds, or a file that is not a regular one, is refused.
+    private static func claim(_ path: String) throws(JournalError) -> Int32 {
+        while true {
+            // Without waiting: a FIFO's open would wait for a reader.
+            let descriptor = open(path, O_RDONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else { throw .file(path, "open", code: errno) }
+            var held = stat()
+            guard fstat(descriptor, &held) == 0, (held.st_mode & S_IFMT) == S_IFREG else {
+                Foundation.close(descriptor)
+                throw .file(path: path, operation: "record", message: "it is not a regular file")
+            }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                Foundation.close(descriptor)
+                throw .file(path: path, operation: "record", message: "another recorder is recording it")
+            }
+            // The file locked may have been replaced at the path meanwhile (by a recorder that
+            // installed its own and let go of this one): then claim the one there now.
+            var current = stat()
+            if stat(path, &current) == 0, current.st_ino == held.st_ino, current.st_dev == held.st_dev {
+                return descriptor
+            }
+            Foundation.close(descriptor)
+        }
+    }
+
+    /// Whether a recorder holds the lock of the file at `path`.
 
     deinit {
         close()
@@ -79,6 +110,15 @@ final class JournalFile {
         size += bytes.count
     }
 
+    /// Whether the file at its path is still this one: not removed, nor replaced (by another
+    /// program's save, say). Only for an installed file.
+    var isAtItsPath: Bool {
+        var open = stat()
+        var atPath = stat()
+        guard fstat(descriptor, &open) == 0, stat(path, &atPath) == 0 else { return false }
+        return open.st_ino == atPath.st_ino && open.st_dev == atPath.st_dev
+    }
+
     /// The bytes appended from `offset` on.
     func bytes(from offset: Int) -> [UInt8] {
         guard let map, offset < size else { return [] }
@@ -93,6 +133,7 @@ final class JournalFile {
         map = nil
         _ = ftruncate(descriptor, off_t(size))
         if !isInstalled { unlink(temporaryPath) }
+        releaseClaim()
         Foundation.close(descriptor)
         capacity = -1
     }
@@ -118,13 +159,13 @@ final class JournalFile {
     private func reserve(_ length: Int) throws(JournalError) {
         #if os(Linux)
             let result = posix_fallocate(descriptor, 0, off_t(length))
-            guard result == 0 else { throw .file(path, "grow", code: result) }
+            guard result == 0 else { throw .file(path, "reserve room in", code: result) }
         #else
             var store = fstore_t(
                 fst_flags: UInt32(F_ALLOCATEALL), fst_posmode: F_PEOFPOSMODE, fst_offset: 0,
                 fst_length: off_t(length), fst_bytesalloc: 0)
             _ = fcntl(descriptor, F_PREALLOCATE, &store)  // the disk's room, where the file system can
-            guard ftruncate(descriptor, off_t(length)) == 0 else { throw .file(path, "grow", code: errno) }
+            guard ftruncate(descriptor, off_t(length)) == 0 else { throw .file(path, "reserve room in", code: errno) }
         #endif
     }
 }

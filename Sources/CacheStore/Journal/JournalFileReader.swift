@@ -11,14 +11,24 @@ final class JournalFileReader: Sendable {
     /// Opens the file at `path`.
     init(path: String) throws(JournalError) {
         self.path = path
-        descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Without waiting: a FIFO's open would wait for a writer.
+        descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { throw .file(path, "read", code: errno) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFREG else {
+        guard fstat(descriptor, &status) == 0 else {
+            let code = errno
             close(descriptor)
-            throw .file(path, "read", code: EISDIR)
+            throw .file(path, "read", code: code)
         }
+        guard (status.st_mode & S_IFMT) == S_IFREG else {
+            close(descriptor)
+            throw .file(path: path, operation: "read", message: "it is not a regular file")
+        }
+        size = Int(status.st_size)
     }
+
+    /// The file's size when it was opened: no read asks for more than it holds.
+    private let size: Int
 
     deinit {
         close(descriptor)
@@ -26,6 +36,9 @@ final class JournalFileReader: Sendable {
 
     /// Up to `count` bytes from `offset`: fewer where the file ends.
     func read(at offset: Int, count: Int) -> [UInt8] {
+        // A damaged length may claim a gigabyte: no more is allocated than the file held when opened,
+        // or than a recorder appended since, read in steps.
+        let count = max(0, min(count, max(size - offset, 65_536)))
         var result = [UInt8](repeating: 0, count: count)
         var done = 0
         while done < count {

@@ -188,6 +188,7 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
         write()
         if sequence % UInt64(journal.checkpointInterval) == 0 {
             appendCheckpoint()
+            noteIfReplaced()
             keepWindow()
         }
     }
@@ -198,8 +199,19 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
         if sequence % UInt64(journal.checkpointInterval) != 0 {
             appendCheckpoint()
         }
+        noteIfReplaced()
         file?.close()
         file = nil
+    }
+
+    /// Says so when the file is no longer at its path (removed, or replaced by another program),
+    /// and stops recording: what it records is in no file anyone can open. At each checkpoint, and
+    /// at the end.
+    private func noteIfReplaced() {
+        guard let file, !file.isAtItsPath else { return }
+        note("the journal \(path) was removed or replaced while it was recorded; the recording stopped")
+        file.close()
+        self.file = nil
     }
 
     /// The action's JSON; `nil`, said once, when it does not encode.

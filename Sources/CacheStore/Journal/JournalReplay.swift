@@ -36,11 +36,11 @@ extension RecordedJournal {
         var divergence: JournalDivergence<Key, Action>?
         var hash = stateHash(of: replayed)
         try forEachStep(from: 0) { index, raw throws(JournalError) in
-            for change in raw.changes { recorded[self.keyIndex[change.name]!] = change.value }
+            for change in raw.changes { recorded[try keyPosition(of: change.name)] = change.value }
             if !skipping.contains(index) {
                 var changed: [(index: Int, value: [UInt8]?)] = []
                 if raw.origin == .changesOnly {
-                    changed = raw.changes.map { (self.keyIndex[$0.name]!, $0.value) }
+                    for change in raw.changes { changed.append((try keyPosition(of: change.name), change.value)) }
                     try apply(changed, to: store)
                 } else {
                     let action = try Self.decodeAction(raw.action, step: index)

@@ -14,8 +14,10 @@ import Foundation
 /// keys, and that every action still decodes, so that each of these is a ``JournalError`` before
 /// any state is made. A file cut off inside its last record (a process killed while writing it)
 /// reads up to the record before it, and says so in ``isCutShort``; so does a record whose length
-/// reads as zero, which is what a record being written has. The file is mapped, not read:
-/// what stays in memory is an offset per checkpoint, and the state a call decodes.
+/// reads as zero, which is what a record being written has. The file is read with `pread`, never
+/// mapped, and every record's checksum is checked each time it is read: a file changed or cut
+/// under a reader is a ``JournalError``, never a crash. What stays in memory is an offset per
+/// checkpoint, and the state a call decodes.
 ///
 /// ## Topics
 ///
@@ -174,12 +176,19 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
         guard (0...self.steps).contains(steps) else { throw .noSuchStep(steps, steps: self.steps) }
         let checkpoint = checkpoints[nearestCheckpoint(to: steps)]
         var values = try checkpointValues(at: checkpoint.offset)
-        try forEachStep(from: checkpoint.step) { index, raw in
+        try forEachStep(from: checkpoint.step) { index, raw throws(JournalError) in
             guard index < steps else { return false }
-            for change in raw.changes { values[keyIndex[change.name]!] = change.value }
+            for change in raw.changes { values[try keyPosition(of: change.name)] = change.value }
             return true
         }
         return values
+    }
+
+    /// The index of the recorded key named `name`: read again after the scan, a file changed since
+    /// may name one the journal does not list.
+    func keyPosition(of name: String) throws(JournalError) -> Int {
+        guard let index = keyIndex[name] else { throw .unknownKey(name) }
+        return index
     }
 
     /// The index of the last checkpoint at or before `step`.

@@ -364,8 +364,6 @@ import Testing
     }
 }
 
-// MARK: - Review: recording
-
 /// A store of one `Double` key: `JSONEncoder` refuses a non-finite `Double`.
 enum ScoreKey: Hashable, Sendable { case scores }
 
@@ -542,7 +540,7 @@ extension JournalRecordingTests {
                     }
                 }
             }
-            senders.forEach { $0.start() }
+            for sender in senders { sender.start() }
             var seen = 0
             while seen < 3_000 {
                 seen = recorder.recordedSteps
@@ -560,11 +558,11 @@ extension JournalRecordingTests {
     }
 }
 
-// MARK: - Review 2
-
 /// Runs `body` on a thread of its own and waits up to `seconds` for it; when it has not returned
 /// by then, records an issue naming `what`, calls `unblock`, and waits for it to end.
-private func finishesWithin(_ seconds: Double, _ what: String, unblock: () -> Void, _ body: @escaping @Sendable () -> Void) {
+private func finishesWithin(
+    _ seconds: Double, _ what: String, unblock: () -> Void, _ body: @escaping @Sendable () -> Void
+) {
     let done = DispatchSemaphore(value: 0)
     Thread {
         body()
@@ -620,7 +618,8 @@ extension JournalReadingTests {
             let before = peakKilobytes()
             #expect(throws: JournalError.self) { try RecordedJournal(contentsOf: file, journal: noteJournal(file)) }
             let grown = peakKilobytes() - before
-            #expect(grown < 64 * 1024, "reading a \(bytes.count)-byte file raised the peak memory by \(grown / 1024) MiB")
+            #expect(
+                grown < 64 * 1024, "reading a \(bytes.count)-byte file raised the peak memory by \(grown / 1024) MiB")
         }
     }
 
@@ -682,15 +681,15 @@ extension JournalRecordingTests {
         }
     }
 
-    /// Two recorders of one file started at the same moment: at most one may succeed. The check for
-    /// another recorder's lock and the rename that installs the file are apart, so both can pass the
-    /// check, and the second rename silently unlinks the first recorder's file.
+    /// Two recorders of one file started at the same moment: at most one is accepted while the other
+    /// records, never two whose second rename would unlink the first one's file unsaid.
     @Test func twoRecordersStartedAtOnceAreNotBothAccepted() async throws {
         var bothAccepted = 0
         for _ in 0..<40 {
-            try await inTemporaryJournal { file in
+            await inTemporaryJournal { file in
                 let stores = (0..<2).map { _ in Store(initialValues: [:], actionHandler: noteHandler) }
                 let started = Locked(0)
+                let tried = Locked(0)
                 let accepted = Locked(0)
                 let done = DispatchGroup()
                 for store in stores {
@@ -698,11 +697,14 @@ extension JournalRecordingTests {
                     Thread {
                         started.withLock { $0 += 1 }
                         while started.withLock({ $0 }) < 2 {}
-                        if let recorder = try? store.startRecording(noteJournal(file)) {
-                            accepted.withLock { $0 += 1 }
-                            store.handle(action: .increment)
-                            recorder.stop()
-                        }
+                        let recorder = try? store.startRecording(noteJournal(file))
+                        if recorder != nil { accepted.withLock { $0 += 1 } }
+                        // Both tries end before either recording does: a recording stopped may be
+                        // followed by the next, which replaces its file.
+                        tried.withLock { $0 += 1 }
+                        while tried.withLock({ $0 }) < 2 {}
+                        store.handle(action: .increment)
+                        recorder?.stop()
                         done.leave()
                     }.start()
                 }

@@ -124,8 +124,6 @@ let clientNoteHandler = StoreActionHandler<NoteKey, NoteAction, NoteClient> { st
     }
 }
 
-// MARK: - Review: replay
-
 /// A store of one set-valued key: a set's JSON is its iteration order, which equal sets need not share.
 enum MembersKey: Hashable, Sendable { case members }
 
