@@ -91,8 +91,6 @@ final class JournalFile {
         }
     }
 
-    /// Whether a recorder holds the lock of the file at `path`.
-
     deinit {
         close()
     }

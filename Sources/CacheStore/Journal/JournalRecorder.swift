@@ -23,8 +23,9 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
     /// Guards every `var` but those the store's turn guards: the turn records, any thread may stop or
     /// read. No user code runs while it is held.
     private let lock = Lock()
-    /// Takes the recorder off the store, when the store still lives.
-    private let detach: UncheckedSendable<() -> Void>
+    /// Runs the recording's end in the store's turn and takes the recorder off the store, when the
+    /// store still lives.
+    private let endInTurn: UncheckedSendable<(@escaping () -> Void) -> Void>
     let journal: Journal<Key, Action>
     private let path: String
     /// The open file; `nil` once the recording stopped.
@@ -61,9 +62,11 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
     private var checkpoints: [(sequence: UInt64, time: Int64, offset: Int)] = []
 
     /// Makes the file, and writes its header and a checkpoint of `state`.
-    init(journal: Journal<Key, Action>, state: [Key: Any], detach: UncheckedSendable<() -> Void>) throws(JournalError) {
+    init(
+        journal: Journal<Key, Action>, state: [Key: Any], endInTurn: UncheckedSendable<(@escaping () -> Void) -> Void>
+    ) throws(JournalError) {
         self.journal = journal
-        self.detach = detach
+        self.endInTurn = endInTurn
         path = journal.file.path
         keyIndex = Dictionary(uniqueKeysWithValues: journal.keys.indices.map { (journal.keys[$0].key, $0) })
         names = journal.keys.map(\.name)
@@ -97,10 +100,14 @@ public final class JournalRecorder<Key: Hashable & SendableMetatype, Action: Cod
     }
 
     /// Ends the recording: writes a checkpoint of the state after the last action and closes the
-    /// file. Later actions are not recorded. Calling it again does nothing.
+    /// file. Calling it again does nothing.
+    ///
+    /// It waits for the store's turn, so every action handled before it (one an effect is delivering
+    /// on another thread, whose change may already be visible) is in the file when it returns; later
+    /// actions are not recorded. Called inside a handler, or another store's handler, it ends the
+    /// recording at once.
     public func stop() {
-        finish()
-        detach.value()
+        endInTurn.value { [self] in finish() }
     }
 
     /// Writes the last checkpoint and closes the file, leaving the store as it is: the store's

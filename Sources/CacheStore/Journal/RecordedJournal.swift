@@ -48,7 +48,6 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
     public let journal: Journal<Key, Action>
     /// Whether the file ends inside a record, which is left out: a process was killed while writing it.
     public let isCutShort: Bool
-    private let path: String
     private let file: JournalFileReader
     /// How many actions the file holds.
     public let steps: Int
@@ -75,7 +74,6 @@ public final class RecordedJournal<Key: Hashable & SendableMetatype, Action: Cod
         self.journal = journal
         let path = url.path
         let keyIndex = Dictionary(uniqueKeysWithValues: journal.keys.indices.map { (journal.keys[$0].name, $0) })
-        self.path = path
         self.keyIndex = keyIndex
         let file = try JournalFileReader(path: path)
         var steps = 0

@@ -1,3 +1,5 @@
+import CacheStoreAtomics
+
 extension Store where Action: Codable {
     /// Starts recording every action the store handles to `journal`'s file, from the state it holds
     /// now.
@@ -20,21 +22,30 @@ extension Store where Action: Codable {
             precondition(
                 engine.observer == nil,
                 "Store.startRecording: this store already records a journal, or is a test store's store")
-            // The store's engine, weakly: its release ends the recording, and `stop()` after it has nothing to detach.
-            // In the store's turn (a handler that stops the recording), at once: a recording started
-            // next in the same turn finds the store free.
-            let detach = UncheckedSendable<() -> Void> { [weak engine] in
-                guard let engine else { return }
+            // Runs a recording's end in the store's turn, so that each action handled before it is
+            // recorded, then takes the recorder off the store. From inside the store's turn (a handler
+            // that stops the recording), or another store's (which never waits), now. The engine is
+            // held weakly: its release ends the recording.
+            let endInTurn = UncheckedSendable<(@escaping () -> Void) -> Void> { [weak engine] end in
+                guard let engine else { return end() }
                 if engine.queue.isHandlingThread {
+                    end()
                     engine.observer = nil
                     return
                 }
-                engine.queue.perform(waiting: false) { [weak engine] in engine?.observer = nil }
+                if cachestore_holds_turn() {
+                    end()
+                    return engine.queue.perform(waiting: false) { [weak engine] in engine?.observer = nil }
+                }
+                engine.queue.perform(waiting: true) { [weak engine] in
+                    end()
+                    engine?.observer = nil
+                }
             }
             let recorder: JournalRecorder<Key, Action>
             do throws(JournalError) {
                 recorder = try JournalRecorder(
-                    journal: journal, state: engine.state.core.allValues(observing: false), detach: detach)
+                    journal: journal, state: engine.state.core.allValues(observing: false), endInTurn: endInTurn)
             } catch {
                 return .failure(error)
             }
