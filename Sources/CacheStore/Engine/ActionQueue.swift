@@ -97,10 +97,13 @@ final class ActionQueue: @unchecked Sendable {
                 if hasWaiters { lock.broadcast() }
                 return
             }
-            let work = queued[head].take()?.run
+            var work = queued[head].take()?.run
             head += 1
             lock.unlock()
             work?()
+            // Let go of the work before saying it is done: a waiter's work holds a closure that must
+            // not outlive its wait (`withoutActuallyEscaping`).
+            work = nil
             lock.lock()
             doneCount += 1
             let hasWaiters = waiterCount > 0
